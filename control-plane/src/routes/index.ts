@@ -1,0 +1,7 @@
+import type { RouteDef } from '../http/route.js';
+import { authRoutes } from './auth.js';
+import { workspaceRoutes } from './workspaces.js';
+import { keyRoutes } from './keys.js';
+import { sidecarRoutes } from './sidecar.js';
+
+export const ROUTES: RouteDef[] = [...authRoutes, ...workspaceRoutes, ...keyRoutes, ...sidecarRoutes];

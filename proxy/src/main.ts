@@ -1,0 +1,74 @@
+// The sidecar's process edge: settings, sockets, bundle sync, shutdown.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { Settings } from '@agentwall/shared/config';
+import { createLogger } from '@agentwall/shared/log';
+import { createSidecar, type SidecarDeps } from './server.js';
+import { createBundleSync } from './sync/bundle-client.js';
+import { createApiForwarder } from './forward.js';
+import { createSidecarMetrics } from './metrics.js';
+import { createSecretOpener } from './secrets.js';
+
+export interface Sidecar {
+  url: string;
+  deps: SidecarDeps;
+  close(): Promise<void>;
+}
+
+export async function startSidecar(
+  settings: Settings,
+  opts: { controlPlaneUrl?: string; gatewayKey?: string; log?: Logger; port?: number } = {},
+): Promise<Sidecar> {
+  const log = opts.log ?? createLogger({ name: 'sidecar', level: settings.AGENTWALL_LOG_LEVEL });
+  const cpUrl = opts.controlPlaneUrl ?? settings.AGENTWALL_CONTROL_PLANE_URL;
+  const gatewayKey = opts.gatewayKey ?? settings.AGENTWALL_GATEWAY_KEY;
+  if (!cpUrl) throw new Error('invalid setting AGENTWALL_CONTROL_PLANE_URL: required for the sidecar');
+  if (!gatewayKey) throw new Error('invalid setting AGENTWALL_GATEWAY_KEY: required for the sidecar');
+  const metrics = createSidecarMetrics();
+  const secrets = await createSecretOpener();
+  const sync = createBundleSync({
+    controlPlaneUrl: cpUrl,
+    gatewayKey,
+    sidecarKeyHeader: secrets.publicHeader,
+    log,
+    waitSeconds: settings.AGENTWALL_BUNDLE_WAIT_S,
+    onSwap: (next) => {
+      metrics.bundleRevision.set(next.revision);
+      log.info({ revision: next.revision }, 'config bundle in force');
+    },
+    onRefused: () => metrics.bundleRefused.inc(),
+  });
+  const forwarder = createApiForwarder(cpUrl, log);
+  const deps: SidecarDeps = { log, sync, forwarder, metrics, secrets };
+  const handle = createSidecar(deps);
+  const server = http.createServer((req, res) => void handle(req, res));
+  server.keepAliveTimeout = 65_000;
+  server.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? settings.AGENTWALL_SIDECAR_PORT, settings.AGENTWALL_HOST, () => resolve());
+  });
+  sync.start();
+  const addr = server.address() as AddressInfo;
+  const host = settings.AGENTWALL_HOST.includes(':') ? `[${settings.AGENTWALL_HOST}]` : settings.AGENTWALL_HOST;
+  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${addr.port}`;
+  log.info({ url }, 'sidecar listening');
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    deps,
+    close() {
+      closing ??= (async () => {
+        const done = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const timer = setTimeout(() => server.closeAllConnections(), 8_000);
+        await sync.stop();
+        await done;
+        clearTimeout(timer);
+        forwarder.close();
+      })();
+      return closing;
+    },
+  };
+}

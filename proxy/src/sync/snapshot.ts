@@ -1,0 +1,30 @@
+// A verified bundle compiled into the lookups the hot path uses. Built once
+// per revision and swapped whole; never mutated after construction.
+import type { BundleRelayKey, ConfigBundle } from '@agentwall/shared/bundle';
+
+export interface Snapshot {
+  workspaceId: number;
+  revision: number;
+  issuedAt: string;
+  relayKeysByHash: ReadonlyMap<string, BundleRelayKey>;
+  bundle: Readonly<ConfigBundle>;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Throws on a bundle whose shape is wrong: a bad bundle must never replace a good one. */
+export function compileSnapshot(payload: unknown): Snapshot {
+  if (!isRecord(payload)) throw new Error('bundle is not an object');
+  const { workspace_id, revision, issued_at, relay_keys } = payload;
+  if (typeof workspace_id !== 'number' || typeof revision !== 'number' || typeof issued_at !== 'string' || !Array.isArray(relay_keys)) {
+    throw new Error('bundle is missing workspace_id, revision, issued_at or relay_keys');
+  }
+  const relayKeysByHash = new Map<string, BundleRelayKey>();
+  for (const k of relay_keys) {
+    if (!isRecord(k) || typeof k['key_hash'] !== 'string' || typeof k['id'] !== 'number') throw new Error('bundle has a malformed relay key');
+    relayKeysByHash.set(k['key_hash'], k as unknown as BundleRelayKey);
+  }
+  return Object.freeze({ workspaceId: workspace_id, revision, issuedAt: issued_at, relayKeysByHash, bundle: Object.freeze(payload as ConfigBundle) });
+}
