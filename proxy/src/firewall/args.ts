@@ -1,0 +1,141 @@
+// Walks tool-call arguments once per call into the flat list of strings the
+// detectors read. Anything that is not plain JSON data, or that is cyclic,
+// deeper than 64 or larger than the limits, is reported as an error so the
+// engine can deny: a payload hidden below what we inspect must not pass.
+
+export interface StringLeaf {
+  value: string;
+  /** Nearest enclosing object key, lower-cased ("url", "command"); undefined at top level. */
+  key: string | undefined;
+  /** The leaf is an object key, not a value. */
+  isKey: boolean;
+  /** The leaf came from a number (a host given as 2130706433). */
+  fromNumber: boolean;
+}
+
+export type WalkError = 'cyclic' | 'too_deep' | 'too_large' | 'unsupported_type';
+export type WalkResult = { ok: true; root: unknown; strings: StringLeaf[] } | { ok: false; error: WalkError; detail: string };
+
+export interface WalkLimits {
+  maxDepth: number;
+  maxNodes: number;
+  /** Total characters across all strings, counting JSON found inside strings again. */
+  maxChars: number;
+}
+export const DEFAULT_WALK_LIMITS: WalkLimits = { maxDepth: 64, maxNodes: 50_000, maxChars: 4 * 1024 * 1024 };
+
+class WalkFailure extends Error {
+  constructor(
+    readonly kind: WalkError,
+    detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+// Strings that look like JSON are parsed and walked too: tool arguments
+// often carry JSON inside a string field, and models emit `arguments` as a
+// JSON string.
+function embeddedJson(s: string): unknown {
+  if (s.length < 2) return undefined;
+  const a = s.charCodeAt(0);
+  const b = s.charCodeAt(s.length - 1);
+  const looksLike = (a === 0x7b && b === 0x7d) || (a === 0x5b && b === 0x5d);
+  if (!looksLike) {
+    const t = s.trim();
+    if (t.length < 2 || !((t[0] === '{' && t.endsWith('}')) || (t[0] === '[' && t.endsWith(']')))) return undefined;
+  }
+  try {
+    return JSON.parse(s) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export function walkArguments(args: unknown, limits: WalkLimits = DEFAULT_WALK_LIMITS): WalkResult {
+  const strings: StringLeaf[] = [];
+  const ancestors = new Set<object>();
+  let nodes = 0;
+  let chars = 0;
+
+  const visit = (v: unknown, key: string | undefined, depth: number): void => {
+    if (depth > limits.maxDepth) throw new WalkFailure('too_deep', `nesting deeper than ${limits.maxDepth}`);
+    if (++nodes > limits.maxNodes) throw new WalkFailure('too_large', `more than ${limits.maxNodes} values`);
+    switch (typeof v) {
+      case 'string': {
+        chars += v.length;
+        if (chars > limits.maxChars) throw new WalkFailure('too_large', `more than ${limits.maxChars} characters`);
+        strings.push({ value: v, key, isKey: false, fromNumber: false });
+        const inner = embeddedJson(v);
+        if (inner !== undefined && typeof inner === 'object' && inner !== null) visit(inner, key, depth + 1);
+        return;
+      }
+      case 'number':
+        if (Number.isFinite(v)) strings.push({ value: String(v), key, isKey: false, fromNumber: true });
+        return;
+      case 'boolean':
+      case 'undefined':
+        return;
+      case 'object': {
+        if (v === null) return;
+        if (ancestors.has(v)) throw new WalkFailure('cyclic', 'arguments refer to themselves');
+        const isArray = Array.isArray(v);
+        const proto: unknown = Object.getPrototypeOf(v);
+        if (!isArray && proto !== Object.prototype && proto !== null) {
+          throw new WalkFailure('unsupported_type', 'arguments hold a non-plain object');
+        }
+        ancestors.add(v);
+        if (isArray) {
+          for (const item of v as unknown[]) visit(item, key, depth + 1);
+        } else {
+          for (const k of Object.keys(v)) {
+            chars += k.length;
+            strings.push({ value: k, key, isKey: true, fromNumber: false });
+            visit((v as Record<string, unknown>)[k], k.toLowerCase(), depth + 1);
+          }
+        }
+        ancestors.delete(v);
+        return;
+      }
+      default:
+        // function, symbol, bigint: not JSON, so not something we can judge.
+        throw new WalkFailure('unsupported_type', `arguments hold a ${typeof v}`);
+    }
+  };
+
+  try {
+    let root = args;
+    if (typeof args === 'string') {
+      const inner = embeddedJson(args);
+      if (inner !== undefined) root = inner;
+    }
+    visit(args, undefined, 0);
+    return { ok: true, root, strings };
+  } catch (err) {
+    if (err instanceof WalkFailure) return { ok: false, error: err.kind, detail: err.message };
+    if (err instanceof RangeError) return { ok: false, error: 'too_deep', detail: 'stack exhausted' };
+    throw err;
+  }
+}
+
+/**
+ * Values at a dot path; `*` matches every key or index at that level.
+ * Only the plain object tree is followed, not JSON inside strings.
+ */
+export function valuesAtPath(root: unknown, segments: readonly string[]): unknown[] {
+  let level: unknown[] = [root];
+  for (const seg of segments) {
+    const next: unknown[] = [];
+    for (const v of level) {
+      if (v === null || typeof v !== 'object') continue;
+      if (seg === '*') {
+        for (const child of Array.isArray(v) ? v : Object.values(v)) next.push(child);
+      } else if (Object.prototype.hasOwnProperty.call(v, seg)) {
+        next.push((v as Record<string, unknown>)[seg]);
+      }
+    }
+    if (next.length === 0) return next;
+    level = next;
+  }
+  return level;
+}

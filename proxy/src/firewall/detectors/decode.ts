@@ -1,0 +1,77 @@
+// Decoded readings of a string for the destructive-command detector: the
+// text an interpreter would see after URL-decoding, escape processing or a
+// base64/hex decode step. Each reading is checked like the original.
+
+const PERCENT = /%[0-9a-f]{2}/i;
+const ESCAPES = /\\(?:x[0-9a-f]{2}|u[0-9a-f]{4}|[0-7]{3})/i;
+const ESCAPES_G = /\\(?:x([0-9a-f]{2})|u([0-9a-f]{4})|([0-7]{3}))/gi;
+const B64_WHOLE = /^[A-Za-z0-9+/_-]{12,}={0,2}$/;
+const B64_TOKEN = /[A-Za-z0-9+/_-]{8,}={0,2}/g;
+const HEX_TOKEN = /\b(?:[0-9a-f]{2}){6,}\b/gi;
+// A decode step in a pipeline: `base64 -d`, `base64 --decode`, `openssl enc -d -base64`, `xxd -r -p`.
+const B64_STEP = /\bbase64\b[^|;&\n]*(?:\s-[a-z]*d|--decode|\s-D\b)|\bopenssl\b[^|;&\n]*base64/i;
+const HEX_STEP = /\bxxd\b[^|;&\n]*-r/i;
+const ZERO_WIDTH = /[\u00ad\u200b-\u200f\u2060\ufeff]/g;
+
+// Printable text, not binary noise: decoded garbage is not worth checking.
+function printable(s: string): boolean {
+  if (s.length === 0) return false;
+  let ok = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if ((c >= 0x20 && c < 0x7f) || c === 0x0a || c === 0x09 || c === 0x0d) ok++;
+  }
+  return ok / s.length > 0.9;
+}
+
+export function percentDecode(s: string): string {
+  return s.replace(/%([0-9a-f]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+}
+
+export function unescapeBackslashes(s: string): string {
+  return s.replace(ESCAPES_G, (_m, x?: string, u?: string, o?: string) =>
+    String.fromCharCode(parseInt(x ?? u ?? o ?? '0', x || u ? 16 : 8)),
+  );
+}
+
+function b64(token: string): string | undefined {
+  const t = token.replace(/-/g, '+').replace(/_/g, '/');
+  const d = Buffer.from(t, 'base64').toString('latin1');
+  return printable(d) ? d : undefined;
+}
+
+/** NFKC (fullwidth letters), zero-width characters removed. */
+export function canonical(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /[^\x00-\x7f]/.test(s) ? s.normalize('NFKC').replace(ZERO_WIDTH, '') : s;
+}
+
+/** Decoded readings of `s`, not including `s` itself. */
+export function decodedReadings(s: string): string[] {
+  const out: string[] = [];
+  if (PERCENT.test(s)) {
+    const d = percentDecode(s);
+    out.push(d);
+    if (!/\s/.test(d) && d.includes('+')) out.push(d.replace(/\+/g, ' '));
+  }
+  if (ESCAPES.test(s)) out.push(unescapeBackslashes(s));
+  if (s.length <= 65536) {
+    if (B64_WHOLE.test(s) && s.length % 4 !== 1) {
+      const d = b64(s);
+      if (d) out.push(d);
+    }
+    if (B64_STEP.test(s)) {
+      for (const m of s.matchAll(B64_TOKEN)) {
+        const d = b64(m[0]);
+        if (d) out.push(d);
+      }
+    }
+    if (HEX_STEP.test(s)) {
+      for (const m of s.matchAll(HEX_TOKEN)) {
+        const d = Buffer.from(m[0], 'hex').toString('latin1');
+        if (printable(d)) out.push(d);
+      }
+    }
+  }
+  return out;
+}
