@@ -11,7 +11,8 @@ const USERINFO_STOP = /[\s/?#@"'<>`]/
 
 // scheme://user:pass@host — the password is the secret; the span covers it only.
 const urlCredentials: BuiltinDetector = {
-  maxLength: 256,
+  maxLength: 24 + 3 + 512, // scheme, "://", userinfo
+
   scan(c, out) {
     const t = c.cased
     for (let at = t.indexOf('://'); at !== -1; at = t.indexOf('://', at + 3)) {
@@ -44,7 +45,8 @@ const ADO_PASSWORD = /(?<![A-Za-z0-9_])(?:password|pwd)\s{0,3}=\s{0,3}([^;"'\s]{
 const ADO_CONTEXT = /(?:server|data source|host|user id|uid|database|initial catalog|provider|driver)\s{0,3}=/i
 
 const connectionString: BuiltinDetector = {
-  maxLength: 128,
+  maxLength: 200 + 16 + 128, // context read before the key, the key, the value
+
   scan(c, out) {
     const t = c.cased
     if (!c.folded.includes('=')) return
@@ -65,7 +67,7 @@ const connectionString: BuiltinDetector = {
 // `:=`, then a value. Keys are identifiers of at most 64 characters.
 const KEY_CHAR = /[A-Za-z0-9_.-]/
 const SECRET_KEY = /(?:secret|token|passw(?:or)?d|pwd|api[_.-]?key|access[_.-]?key|auth[_.-]?key|private[_.-]?key|credential|(?:^|[_.-])key$)/
-const NOT_SECRET_KEY = /(?:public|_id$|[_.-]ids?$|tokens$|token_?(?:type|count|limit|usage|url|uri|endpoint)|max_|_length|_len$|_file$|_path$|_name$|_env$|_header$)/
+const NOT_SECRET_KEY = /(?:public|_id$|[_.-]ids?$|tokens$|token_?(?:type|count|limit|usage|url|uri|endpoint)|max_|_length|_len$|_file$|_path$|_name$|_env$|_header$|_ur[li]$|_endpoint$|reset|_hint$|_policy$|_expir|_at$)/
 const VALUE_CHAR = /[A-Za-z0-9_\-+/=.~!@#$%^&*?]/
 const PASSWORD_KEY = /passw(?:or)?d|pwd/
 const CODE_WORD = /^(?:string|number|boolean|str|int|bool|none|null|nil|true|false|undefined|required|optional|bearer|basic|self|this|env|os|process)$/i

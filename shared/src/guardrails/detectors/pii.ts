@@ -50,7 +50,7 @@ function insideUrlUserinfo(t: string, s: number): boolean {
 }
 
 const email: BuiltinDetector = {
-  maxLength: 64 + 1 + 253,
+  maxLength: 300 + 64 + 1 + 253, // URL look-behind, local part, @, domain
   scan(c, out) {
     const t = c.folded
     for (let at = t.indexOf('@'); at !== -1; at = t.indexOf('@', at + 1)) {
@@ -80,7 +80,7 @@ const PHONE = new RegExp(
     String.raw`(?<![\w+.\/-])`,
     '(?:',
     // +CC then 2–6 groups: "+44 20 7946 0958", "+1 (415) 555-2671", "+33 1 23 45 67 89"
-    String.raw`\+[1-9]\d{0,2}(?:[ .-]?\(\d{1,4}\)|[ .-]\d{1,5}){1,2}(?:[ .-]\d{2,5}){1,5}`,
+    String.raw`\+[1-9]\d{0,2}(?:[ .-]?\(\d{1,4}\)|[ .-]\d{1,5}){1,2}(?:[ .-]\d{2,8}){1,5}`,
     // E.164 written solid: "+442079460958"
     String.raw`|\+[1-9]\d{7,14}`,
     // NANP: "(415) 555-2671", "415-555-2671", "415.555.2671", "1-800-555-0199"
@@ -102,14 +102,21 @@ function acceptPhone(m: RegExpExecArray): { start: number; end: number } | null 
 
 // Card: 13–19 digits, optionally in groups of spaces or dashes; Luhn and a
 // known issuer prefix must both hold.
-const CARD = /(?<![\d.+-])\d(?:[ -]?\d){12,18}(?![\d]|[.-]\d)/g
+const CARD = /(?<![\w.+-])\d(?:[ -]?\d){12,18}(?![\d]|[.-]\d)/g
 const IIN = /^(?:4|5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720)|3[47]|3(?:0[0-5]|[689])|6(?:011|5|4[4-9]|2)|35(?:2[89]|[3-8]\d)|5[06-9]|6\d)/
 
-function acceptCard(m: RegExpExecArray): { start: number; end: number } | null {
+// Printed layouts: fours with a shorter tail, Amex/Diners 4-6-5 and 4-6-4, 13-digit 4-3-3-3.
+const CARD_LAYOUT = /^(?:(?:4,)*[1-4]|4,6,[45]|4,3,3,3)$/
+
+function acceptCard(m: RegExpExecArray, text: string): { start: number; end: number } | null {
   const raw = m[0]
   const seps = raw.replace(/\d/g, '')
-  if (seps.length > 0 && new Set(seps).size !== 1) return null
-  if (seps.length > 0 && seps.length < 2) return null
+  if (seps.length > 0) {
+    if (new Set(seps).size !== 1) return null
+    if (!CARD_LAYOUT.test(raw.split(seps.charAt(0)).map((g) => g.length).join(','))) return null
+  }
+  // "DE89 3704 0044 …" is an IBAN (valid or not), never a card.
+  if (/[a-z]{2}\d{2} $/.test(text.slice(Math.max(0, m.index - 5), m.index))) return null
   const digits = raw.replace(/\D/g, '')
   if (!IIN.test(digits) || !luhnValid(digits)) return null
   return whole(m)
