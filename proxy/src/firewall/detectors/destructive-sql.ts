@@ -11,8 +11,8 @@ const END = String.raw` ?(?:;|$|['")\x60\\])`;
 const DROP = new RegExp(String.raw`\bdrop (?:table|database|schema|keyspace|tablespace)(?: if exists)? ${IDENT}(?: ?, ?${IDENT})*(?: cascade| restrict| purge)?${END}`);
 const TRUNCATE = new RegExp(String.raw`\btruncate (?:table )?(?:only )?${IDENT}(?: ?, ?${IDENT})*(?: restart identity| continue identity| cascade| restrict)*${END}`);
 const ALTER_DROP = new RegExp(String.raw`\balter table (?:if exists )?(?:only )?${IDENT} drop\b`);
-const DELETE = new RegExp(String.raw`\bdelete from (${IDENT})([^;'"\x60)]*)`, 'g');
-const UPDATE = new RegExp(String.raw`\bupdate (?:only )?(${IDENT})(?: (?:as )?\w+)? set ([^;'"\x60)]*)`, 'g');
+const DELETE = new RegExp(String.raw`\bdelete from (${IDENT})([^;]*)`, 'g');
+const UPDATE = new RegExp(String.raw`\bupdate (?:only )?(${IDENT})(?: (?:as )?\w+)? set ([^;]*)`, 'g');
 // What may follow the table of a DELETE that has no WHERE and still be SQL.
 const DELETE_TAIL = /^(?: (?:as )?\w+)?(?: using [^;]*)?(?: returning [^;]*)?(?: limit \d+)? ?$/;
 const WHERE = /\bwhere\b(.*)$/;
@@ -38,7 +38,14 @@ export function normaliseSql(s: string): string {
     .toLowerCase();
 }
 
-const tautology = (where: string): boolean => TAUTOLOGY.test(where.trim() === '' ? '' : ` ${where.trim()}`);
+// The WHERE text ends where an enclosing shell quote or bracket closes.
+function tautology(where: string): boolean {
+  let w = where.split(/["\x60]/)[0] ?? '';
+  if ((w.match(/'/g) ?? []).length % 2 === 1) w = w.slice(0, w.lastIndexOf("'"));
+  w = w.replace(/[)\s]+$/, '').trim();
+  return TAUTOLOGY.test(w === '' ? '' : ` ${w}`);
+}
+const beforeQuote = (s: string): string => s.split(/['"\x60)\\]/)[0] ?? '';
 
 export function checkSql(raw: string): Finding[] {
   if (!TRIGGER.test(raw)) return [];
@@ -51,7 +58,7 @@ export function checkSql(raw: string): Finding[] {
   for (const m of t.matchAll(DELETE)) {
     const tail = m[2] ?? '';
     const w = WHERE.exec(tail);
-    if (w ? tautology(w[1] ?? '') : DELETE_TAIL.test(tail)) out.push({ factor: w ? 'sql_delete_always_true' : 'sql_delete_without_where', risk: 0.9 });
+    if (w ? tautology(w[1] ?? '') : DELETE_TAIL.test(beforeQuote(tail))) out.push({ factor: w ? 'sql_delete_always_true' : 'sql_delete_without_where', risk: 0.9 });
   }
   for (const m of t.matchAll(UPDATE)) {
     const w = WHERE.exec(m[2] ?? '');

@@ -27,6 +27,10 @@ const LOCAL_SUFFIXES = ['.localhost', '.local', '.internal', '.localdomain', '.h
 const ALWAYS_LOOPBACK = ['localtest.me', 'lvh.me', 'vcap.me'];
 const EMBEDDING_DNS = ['nip.io', 'sslip.io', 'xip.io', 'traefik.me', '1u.ms', 'nip.direct'];
 
+// Schemes whose authority is a network host; elsewhere (s3://bucket,
+// gs://bucket) a one-label authority is a bucket or repo name, not a host.
+const HOST_SCHEMES = new Set(['', 'http', 'https', 'ws', 'wss', 'ftp', 'ftps', 'gopher', 'dict', 'ldap', 'ldaps', 'tftp', 'smb', 'telnet', 'ssh', 'sftp', 'redis', 'rediss', 'mongodb', 'postgres', 'postgresql', 'mysql', 'amqp', 'mqtt', 'git']);
+
 const V4_PUBLIC_RANGES = new Set(['unicast', 'as112', 'amt']);
 const V6_PUBLIC_RANGES = new Set(['unicast', 'amt', 'as112v6', 'orchid2', 'droneRemoteIdProtocolEntityTags']);
 const RISK = { metadata: 1, loopback: 0.95, unspecified: 0.95, private: 0.9, link_local: 0.9, internal: 0.85 } as const;
@@ -134,7 +138,7 @@ export function detectSsrf(strings: readonly StringLeaf[]): DetectorResult {
     }
     for (const h of c.hosts) {
       const cls = classifyHost(h);
-      if (!cls.internal) continue;
+      if (!cls.internal || (cls.kind === 'single_label_host' && !HOST_SCHEMES.has(c.scheme))) continue;
       factors.add(`ssrf_${cls.kind}:${h.slice(0, 64)}`);
       risk = Math.max(risk, cls.risk);
     }

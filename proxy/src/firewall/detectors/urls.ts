@@ -101,7 +101,6 @@ export function extractUrls(strings: readonly StringLeaf[]): UrlCandidate[] {
       if (t && t.length <= 4096 && !/\s/.test(t)) {
         const c = urlCandidate(t, true);
         if (c) out.push(c);
-        continue;
       }
     }
     if (leaf.fromNumber) continue;
