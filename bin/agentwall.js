@@ -4,4 +4,5 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { main } = await import('./cli.ts');
-process.exitCode = await main(process.argv.slice(2));
+// Exit explicitly: keep-alive sockets of finished servers must not hold the process.
+process.exit(await main(process.argv.slice(2)));

@@ -78,8 +78,9 @@ async function up(settings: Settings): Promise<number> {
     lines.push(`  credentials    see ${settings.dataDir}/bootstrap.json`);
   }
   process.stdout.write(lines.join('\n') + '\n\n');
-  // Sidecar first (stop taking agent traffic), then the control plane.
-  return onSignals([async () => { await sidecar.close(); await cp.close(); }]);
+  // Both at once: the control plane answers its long-polls at once, which
+  // lets the sidecar's forwarded ones finish instead of being cut.
+  return onSignals([() => sidecar.close(), () => cp.close()]);
 }
 
 async function controlPlane(settings: Settings): Promise<number> {

@@ -78,9 +78,12 @@ export async function startControlPlane(
           const done = new Promise<void>((resolve) => server.close(() => resolve()));
           await revisions.close();
           server.closeIdleConnections();
+          // Keep-alive connections whose last request finishes during shutdown go idle later.
+          const sweep = setInterval(() => server.closeIdleConnections(), 50);
           const timer = setTimeout(() => server.closeAllConnections(), 8_000);
           await done;
           clearTimeout(timer);
+          clearInterval(sweep);
           await pool.end();
           await db.embedded?.stop();
         })();

@@ -62,10 +62,13 @@ export async function startSidecar(
       closing ??= (async () => {
         const done = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
+        // Keep-alive connections whose last request finishes during shutdown go idle later.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
         const timer = setTimeout(() => server.closeAllConnections(), 8_000);
         await sync.stop();
         await done;
         clearTimeout(timer);
+        clearInterval(sweep);
         forwarder.close();
       })();
       return closing;
