@@ -182,7 +182,13 @@ export function fieldName(path: ReadonlyArray<PropertyKey>): string {
 function validate<T>(schema: z.ZodType<T>, input: unknown): Validated<T> {
   const r = schema.safeParse(input);
   if (r.success) return { ok: true, value: r.data };
-  return { ok: false, errors: r.error.issues.map((i) => ({ field: fieldName(i.path), message: i.message })) };
+  // An unknown key is most often a typo ("detecter"): name the key itself.
+  const errors = r.error.issues.flatMap((i): FieldError[] =>
+    i.code === 'unrecognized_keys'
+      ? i.keys.map((k) => ({ field: fieldName([...i.path, k]), message: 'unknown field' }))
+      : [{ field: fieldName(i.path), message: i.message }],
+  );
+  return { ok: false, errors };
 }
 
 export const validatePolicyInput = (input: unknown): Validated<FirewallPolicyInput> => validate(FirewallPolicyInputSchema, input);
