@@ -5,7 +5,12 @@
 
 import { RE2JS, RE2Set } from 're2js'
 
-/** Longest match we will report or hold back for a pattern with no finite bound (chars). */
+/**
+ * Longest match guaranteed for a pattern with no finite bound (characters).
+ * The sidecar's stream can only hold back so much, so the dry run and the
+ * sidecar agree on this limit: matches up to the cap are always found;
+ * longer ones may be missed, and any reported match is clipped to the cap.
+ */
 export const REGEX_MATCH_CAP = 4096
 
 /** Flags a rule may carry; `g` and `u` are accepted and meaningless (RE2 is always global and Unicode). */
