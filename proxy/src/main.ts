@@ -8,17 +8,22 @@ import { createSidecar, type SidecarDeps } from './server.js';
 import { createBundleSync } from './sync/bundle-client.js';
 import { createApiForwarder } from './forward.js';
 import { createSidecarMetrics } from './metrics.js';
-import { createSecretOpener } from './secrets.js';
+import { createSecretOpener, type SecretOpener } from './secrets.js';
+import { createGateway, toolServers, toolSetFingerprint } from './mcp/gateway.js';
+import { createUpstreamPool } from './mcp/upstream.js';
+import { allowAll, type ToolCallHook } from './mcp/hook.js';
 
 export interface Sidecar {
   url: string;
   deps: SidecarDeps;
+  /** Replaces the tool-call hook (the firewall plugs in here). */
+  setToolHook(next: ToolCallHook): void;
   close(): Promise<void>;
 }
 
 export async function startSidecar(
   settings: Settings,
-  opts: { controlPlaneUrl?: string; gatewayKey?: string; log?: Logger; port?: number } = {},
+  opts: { controlPlaneUrl?: string; gatewayKey?: string; log?: Logger; port?: number; callTimeoutMs?: number; secrets?: SecretOpener } = {},
 ): Promise<Sidecar> {
   const log = opts.log ?? createLogger({ name: 'sidecar', level: settings.AGENTWALL_LOG_LEVEL });
   const cpUrl = opts.controlPlaneUrl ?? settings.AGENTWALL_CONTROL_PLANE_URL;
@@ -26,21 +31,27 @@ export async function startSidecar(
   if (!cpUrl) throw new Error('invalid setting AGENTWALL_CONTROL_PLANE_URL: required for the sidecar');
   if (!gatewayKey) throw new Error('invalid setting AGENTWALL_GATEWAY_KEY: required for the sidecar');
   const metrics = createSidecarMetrics();
-  const secrets = await createSecretOpener();
+  const secrets = opts.secrets ?? (await createSecretOpener());
+  let hook: ToolCallHook = allowAll;
+  let gateway: ReturnType<typeof createGateway> | undefined;
+  const pool = createUpstreamPool({ secrets, log, onToolsChanged: () => gateway?.notifyToolsChanged() });
   const sync = createBundleSync({
     controlPlaneUrl: cpUrl,
     gatewayKey,
     sidecarKeyHeader: secrets.publicHeader,
     log,
     waitSeconds: settings.AGENTWALL_BUNDLE_WAIT_S,
-    onSwap: (next) => {
+    onSwap: (next, prev) => {
       metrics.bundleRevision.set(next.revision);
+      pool.retain(toolServers(next));
+      if (prev && toolSetFingerprint(prev) !== toolSetFingerprint(next)) gateway?.notifyToolsChanged();
       log.info({ revision: next.revision }, 'config bundle in force');
     },
     onRefused: () => metrics.bundleRefused.inc(),
   });
   const forwarder = createApiForwarder(cpUrl, log);
-  const deps: SidecarDeps = { log, sync, forwarder, metrics, secrets };
+  gateway = createGateway({ log, snapshot: () => sync.current(), pool, hook: () => hook, ...(opts.callTimeoutMs ? { callTimeoutMs: opts.callTimeoutMs } : {}) });
+  const deps: SidecarDeps = { log, sync, forwarder, metrics, secrets, gateway };
   const handle = createSidecar(deps);
   const server = http.createServer((req, res) => void handle(req, res));
   server.keepAliveTimeout = 65_000;
@@ -58,6 +69,9 @@ export async function startSidecar(
   return {
     url,
     deps,
+    setToolHook(next) {
+      hook = next;
+    },
     close() {
       closing ??= (async () => {
         const done = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -66,10 +80,12 @@ export async function startSidecar(
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
         const timer = setTimeout(() => server.closeAllConnections(), 8_000);
         await sync.stop();
+        await gateway?.close();
         await done;
         clearTimeout(timer);
         clearInterval(sweep);
         forwarder.close();
+        await pool.close();
       })();
       return closing;
     },

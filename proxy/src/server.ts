@@ -12,6 +12,8 @@ import type { Snapshot } from './sync/snapshot.js';
 import type { SidecarMetrics } from './metrics.js';
 import type { SecretOpener } from './secrets.js';
 import { SIDECAR_OPENAPI } from './openapi.js';
+import type { Gateway } from './mcp/gateway.js';
+import { readBody } from './body.js';
 
 export interface SidecarDeps {
   log: Logger;
@@ -19,6 +21,7 @@ export interface SidecarDeps {
   forwarder: ApiForwarder;
   metrics: SidecarMetrics;
   secrets: SecretOpener;
+  gateway: Gateway;
 }
 
 /** An authenticated relay request, handed to a /v1 route. */
@@ -40,6 +43,8 @@ export interface RelayRoute {
   handler: RelayHandler;
 }
 
+const MCP_BODY_LIMIT = 4 * 1024 * 1024;
+
 const listModels: RelayHandler = async ({ res, snapshot }) => {
   const models = Array.isArray(snapshot.bundle['models']) ? snapshot.bundle['models'] : [];
   sendJson(res, 200, { object: 'list', data: models });
@@ -51,7 +56,6 @@ export function createSidecar(deps: SidecarDeps, routes: RelayRoute[] = RELAY_RO
   const limiter = createRateLimiter();
 
   async function relay(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const surface = surfaceOf(url.pathname);
     const snapshot = deps.sync.current();
     if (!snapshot) throw new AppError('service_unavailable', 'The sidecar has no verified config bundle yet.', { headers: { 'retry-after': '1' } });
     const key = authenticateRelayKey(snapshot, presentedRelayKey(req, url));
@@ -62,8 +66,44 @@ export function createSidecar(deps: SidecarDeps, routes: RelayRoute[] = RELAY_RO
       throw new AppError('not_found', `No route ${req.method} ${url.pathname}.`);
     }
     limiter.take(key.id, key.rate_limit_rpm);
-    void surface;
     await found.handler({ req, res, url, key, snapshot, deps });
+  }
+
+  // /mcp: relay-key authenticated; protocol errors are JSON-RPC error objects.
+  async function mcp(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const rpc = (status: number, code: number, message: string) => sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+    const snapshot = deps.sync.current();
+    if (!snapshot) return rpc(503, -32000, 'The sidecar has no verified config bundle yet.');
+    let key: BundleRelayKey;
+    try {
+      key = authenticateRelayKey(snapshot, presentedRelayKey(req, url));
+    } catch (err) {
+      return rpc(401, -32001, err instanceof AppError ? err.message : 'Unauthorized');
+    }
+    try {
+      limiter.take(key.id, key.rate_limit_rpm);
+    } catch (err) {
+      res.setHeader('retry-after', (err as AppError).headers?.['retry-after'] ?? '60');
+      return rpc(429, -32000, (err as AppError).message);
+    }
+    let body: unknown;
+    if (req.method === 'POST') {
+      let raw: Buffer;
+      try {
+        raw = await readBody(req, MCP_BODY_LIMIT);
+      } catch {
+        return rpc(413, -32600, `Request body exceeds ${MCP_BODY_LIMIT} bytes`);
+      }
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return rpc(400, -32700, 'Parse error: body is not valid JSON');
+      }
+    } else if (req.method !== 'GET' && req.method !== 'DELETE') {
+      res.setHeader('allow', 'GET, POST, DELETE');
+      return rpc(405, -32000, 'Method not allowed');
+    }
+    await deps.gateway.handle(req, res, key.id, body);
   }
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -106,6 +146,11 @@ export function createSidecar(deps: SidecarDeps, routes: RelayRoute[] = RELAY_RO
       if (path === '/openapi.json') {
         routeLabel = path;
         return sendJson(res, 200, SIDECAR_OPENAPI);
+      }
+      if (path === '/mcp') {
+        routeLabel = path;
+        await mcp(req, res, url);
+        return;
       }
       if (path === '/v1' || path.startsWith('/v1/') || path.startsWith('/v1beta/')) {
         routeLabel = path.startsWith('/v1beta/') ? '/v1beta/*' : path;

@@ -32,3 +32,17 @@ export interface ConfigBundle {
   /** Sections filled by later areas (tool servers, policies, guardrails, channels). */
   [section: string]: unknown;
 }
+
+/** One enabled tool server as the sidecar sees it (disabled ones are never sent). */
+export interface BundleToolServer {
+  id: number;
+  name: string;
+  endpoint: string;
+  auth_mode: 'none' | 'bearer' | 'oauth' | 'basic';
+  /** JSON of auth_json, sealed to the sidecar; null for auth_mode none. */
+  credential: SealedSecret | null;
+  /** Changes whenever endpoint or credential change: pooled clients reconnect. */
+  version: string;
+  /** Accepted definition hashes per tool; null until first probed or pinned. */
+  pinned_tools: Record<string, string> | null;
+}

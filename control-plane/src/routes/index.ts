@@ -3,5 +3,6 @@ import { authRoutes } from './auth.js';
 import { workspaceRoutes } from './workspaces.js';
 import { keyRoutes } from './keys.js';
 import { sidecarRoutes } from './sidecar.js';
+import { toolServerRoutes } from './tool-servers.js';
 
-export const ROUTES: RouteDef[] = [...authRoutes, ...workspaceRoutes, ...keyRoutes, ...sidecarRoutes];
+export const ROUTES: RouteDef[] = [...authRoutes, ...workspaceRoutes, ...keyRoutes, ...sidecarRoutes, ...toolServerRoutes];

@@ -6,4 +6,7 @@ export interface SecretColumn {
   column: string;
 }
 
-export const SECRET_COLUMNS: SecretColumn[] = [{ table: 'instance_secrets', id: 'name', column: 'value_enc' }];
+export const SECRET_COLUMNS: SecretColumn[] = [
+  { table: 'instance_secrets', id: 'name', column: 'value_enc' },
+  { table: 'mcp_servers', id: 'id', column: 'auth_enc' },
+];
