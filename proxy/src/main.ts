@@ -50,7 +50,7 @@ export async function startSidecar(
     onRefused: () => metrics.bundleRefused.inc(),
   });
   const forwarder = createApiForwarder(cpUrl, log);
-  gateway = createGateway({ log, snapshot: () => sync.current(), pool, hook: () => hook, ...(opts.callTimeoutMs ? { callTimeoutMs: opts.callTimeoutMs } : {}) });
+  gateway = createGateway({ log, snapshot: () => sync.current(), pool, hook: () => hook, callTimeoutMs: opts.callTimeoutMs ?? settings.AGENTWALL_MCP_CALL_TIMEOUT_MS });
   const deps: SidecarDeps = { log, sync, forwarder, metrics, secrets, gateway };
   const handle = createSidecar(deps);
   const server = http.createServer((req, res) => void handle(req, res));

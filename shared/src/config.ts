@@ -19,6 +19,8 @@ const Env = z.object({
   AGENTWALL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Seconds a sidecar asks the control plane to hold a bundle long-poll (1–60). */
   AGENTWALL_BUNDLE_WAIT_S: z.coerce.number().int().min(1).max(60).default(30),
+  /** Milliseconds the MCP gateway waits for an upstream tool call before answering a tool error. */
+  AGENTWALL_MCP_CALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
 });
 
 export type Settings = z.output<typeof Env> & { dataDir: string };

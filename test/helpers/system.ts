@@ -61,6 +61,7 @@ export async function startSystem(t: T, serverUrl: string, opts: { adminPassword
     AGENTWALL_ADMIN_PASSWORD: password,
     AGENTWALL_LOG_LEVEL: 'debug',
     AGENTWALL_BUNDLE_WAIT_S: '30',
+    AGENTWALL_MCP_CALL_TIMEOUT_MS: '2000',
   });
   const logs: string[] = [];
   const destination = { write: (line: string) => void logs.push(line) };
