@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { BundleToolServer } from '@agentwall/shared/bundle';
 import { authHeaders, type ToolDefinition } from '@agentwall/shared/mcp';
 import type { SecretOpener } from '../secrets.js';
+import { pooledFetch } from './fetch.js';
 
 interface Entry {
   version: string;
@@ -53,7 +54,7 @@ export function createUpstreamPool(opts: { secrets: SecretOpener; log: Logger; o
       };
       const client = make();
       try {
-        await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }), { timeout: 10_000 });
+        await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: pooledFetch }), { timeout: 10_000 });
         return client;
       } catch (err) {
         const status = (err as { code?: unknown }).code;

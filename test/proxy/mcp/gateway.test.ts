@@ -119,7 +119,7 @@ t.test('MCP gateway', async (t) => {
     await t.rejects(client.callTool({ name: 'o.add', arguments: { a: 'two', b: 3 } }), /Invalid arguments/);
     const raw = await fetch(`${sys.sidecar.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${sys.creds.relay_key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0",' });
     t.equal(raw.status, 400);
-    t.equal((await raw.json()).error.code, -32700);
+    t.equal(((await raw.json()) as { error: { code: number } }).error.code, -32700);
     const noSession = await fetch(`${sys.sidecar.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${sys.creds.relay_key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
     t.equal(noSession.status, 400);
     const unknown = await fetch(`${sys.sidecar.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${sys.creds.relay_key}`, 'mcp-session-id': 'not-a-session', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
@@ -173,7 +173,7 @@ t.test('MCP gateway', async (t) => {
   });
 
   await t.test('a disabled server\'s credential is never decrypted', async (t) => {
-    const bundle = sys.sidecar.deps.sync.current()!.bundle as { tool_servers: Array<{ id: number }> };
+    const bundle = sys.sidecar.deps.sync.current()!.bundle as unknown as { tool_servers: Array<{ id: number }> };
     t.notOk(bundle.tool_servers.some((s) => s.id === disabledId), 'not in the bundle at all');
     t.ok(opened.length > 0, 'enabled servers were decrypted when used');
     t.equal(disabledUp.received.length, 0, 'the disabled server was never contacted');
