@@ -9,7 +9,7 @@ import { STAGES } from './types.js'
 import { validateRules } from './validate.js'
 import { canonicalize } from './canonical.js'
 import { buildKeywordAutomaton, type KeywordAutomaton, type KeywordPattern } from './detectors/keyword.js'
-import { buildRegexSet, compileUserRegex, inlinePattern, regexMaxLength, REGEX_MATCH_CAP, type UserRegex } from './detectors/regex.js'
+import { buildRegexSet, compileUserRegex, inlinePattern, userRegex, type UserRegex } from './detectors/regex.js'
 import { PII_DETECTORS, PII_ENTITIES, type PiiEntity } from './detectors/pii.js'
 import { SECRET_DETECTORS, SECRET_ENTITIES, type SecretEntity } from './detectors/secret.js'
 
@@ -91,9 +91,7 @@ function compileStage(entries: readonly Entry[]): StagePlan {
     if (rule.type === 'keyword') {
       for (const k of rule.keywords) keywordPatterns.push({ text: canonicalize(k).folded, word: rule.match === 'word', owner: ref })
     } else if (rule.type === 'regex') {
-      const re = compileUserRegex(rule.pattern, rule.flags)
-      const exact = regexMaxLength(re)
-      regexes.push({ re, owner: ref, bound: exact === null ? REGEX_MATCH_CAP : Math.min(exact, REGEX_MATCH_CAP) })
+      regexes.push(userRegex(compileUserRegex(rule.pattern, rule.flags), ref))
       regexSources.push(inlinePattern(rule.pattern, rule.flags))
     } else if (rule.type === 'pii') entityRoutes(PII_ENTITIES, rule.entities, ref, pii)
     else if (rule.type === 'secret') entityRoutes(SECRET_ENTITIES, rule.entities, ref, secrets)

@@ -6,6 +6,7 @@ import { evaluate } from '../../../shared/src/guardrails/engine.js'
 import { PII_PATTERNS } from '../../../shared/src/guardrails/detectors/pii.js'
 import { SECRET_PATTERNS } from '../../../shared/src/guardrails/detectors/secret.js'
 import { FAKES, seeded } from './corpus/fakes.js'
+import { compileUserRegex } from '../../../shared/src/guardrails/detectors/regex.js'
 
 const one = (rules: unknown[], name = 'Test guardrail') => compileGuardrails([{ id: 'g1', name, rules }])
 
@@ -141,6 +142,30 @@ t.test('user regex matches are found in long texts at their true offsets', async
   const text = `${filler}EMP12345 ${filler}emp54321 ${filler}xemp11111`
   const r = evaluate(g, text, 'input')
   t.same(r.findings.map((f) => text.slice(f.start, f.end)), ['EMP12345', 'emp54321'])
+})
+
+t.test('user regex positions agree with a plain re2js scan', async (t) => {
+  const patterns = ['ticket-[a-z]{2,4}-[0-9]+', '\\bpo[0-9]{3}\\b', '(?:foo|bar)baz', 'x.{0,3}y', '[0-9]+\\.[0-9]+', 'a+b', '(?s)start.*?stop']
+  const rng = seeded(99)
+  const alphabet = 'abxyz fo0123456789.-tickesprbp\n'
+  const text = Array.from({ length: 30_000 }, () => alphabet.charAt(Math.floor(rng() * alphabet.length))).join('') +
+    ' ticket-ops-4411 po123 foobaz barbaz x12y 3.14 aaab start here stop'
+  for (const pattern of patterns) {
+    const g = one([{ type: 'regex', stage: 'input', action: 'flag', pattern }])
+    const got = evaluate(g, text, 'input').findings.map((f) => [f.start, f.end])
+    const expected: number[][] = []
+    const m = compileUserRegex(pattern).matcher(text.toLowerCase())
+    while (m.find()) if (m.end() > m.start()) expected.push([m.start(), Math.min(m.end(), m.start() + 4096)])
+    t.same(got, expected, pattern)
+  }
+})
+
+t.test('a user regex with many false starts stays linear', async (t) => {
+  const g = one([{ type: 'regex', stage: 'input', action: 'flag', pattern: 'a[a-z]*!' }])
+  const small = 'a'.repeat(25_000)
+  const large = 'a'.repeat(100_000)
+  const ratio = time(() => evaluate(g, large, 'input')) / time(() => evaluate(g, small, 'input'))
+  t.ok(ratio < 10, `growth ratio ${ratio.toFixed(2)} for 4× input`)
 })
 
 t.test('an unbounded user regex finds matches up to the 4096-character cap', async (t) => {

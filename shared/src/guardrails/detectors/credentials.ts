@@ -65,7 +65,6 @@ const connectionString: BuiltinDetector = {
 
 // Generic assignments: a key that names a secret, then `=`, `:`, `=>` or
 // `:=`, then a value. Keys are identifiers of at most 64 characters.
-const KEY_CHAR = /[A-Za-z0-9_.-]/
 const SECRET_KEY = /(?:secret|token|passw(?:or)?d|pwd|api[_.-]?key|access[_.-]?key|auth[_.-]?key|private[_.-]?key|credential|(?:^|[_.-])key$)/
 const NOT_SECRET_KEY = /(?:public|_id$|[_.-]ids?$|tokens$|token_?(?:type|count|limit|usage|url|uri|endpoint)|max_|_length|_len$|_file$|_path$|_name$|_env$|_header$|_ur[li]$|_endpoint$|reset|_hint$|_policy$|_expir|_at$)/
 const VALUE_CHAR = /[A-Za-z0-9_\-+/=.~!@#$%^&*?]/
@@ -90,22 +89,32 @@ export function looksRandom(v: string): boolean {
   return shannonEntropy(v) >= Math.min(3.5, Math.log2(v.length) - 0.3) && distinctChars(v) >= 7
 }
 
+function isKeyCode(c: number): boolean {
+  // [A-Za-z0-9_.-]
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 45
+}
+
+// Words a secret-bearing key contains; a text without any of them has no generic secret.
+const KEY_WORDS = ['secret', 'token', 'passw', 'pwd', 'key', 'credential']
+const ASSIGN = /[=:]/g
+
 const genericSecret: BuiltinDetector = {
   maxLength: 64 + 8 + 256,
   scan(c, out) {
     const t = c.cased
-    for (let i = 0; i < t.length; i++) {
-      const ch = t.charCodeAt(i)
-      if (ch !== 61 /* = */ && ch !== 58 /* : */) continue
+    if (!KEY_WORDS.some((w) => c.folded.includes(w))) return
+    ASSIGN.lastIndex = 0
+    for (let m = ASSIGN.exec(t); m !== null; m = ASSIGN.exec(t)) {
+      const i = m.index
       // key: skip a closing quote and spaces, then read the identifier backwards
+      if (t.charCodeAt(i) === 61 && (t.charAt(i - 1) === ':' || t.charAt(i - 1) === '!')) continue
       let k = i
-      if (ch === 61 && (t.charAt(k - 1) === ':' || t.charAt(k - 1) === '!')) continue
-      while (k > 0 && t.charAt(k - 1) === ' ') k--
+      while (k > 0 && i - k < 8 && t.charCodeAt(k - 1) === 32) k--
       if (t.charAt(k - 1) === '"' || t.charAt(k - 1) === "'") k--
       let ks = k
-      while (ks > 0 && k - ks < 64 && KEY_CHAR.test(t.charAt(ks - 1))) ks--
+      while (ks > 0 && k - ks < 64 && isKeyCode(t.charCodeAt(ks - 1))) ks--
       if (ks === k) continue
-      const key = t.slice(ks, k).toLowerCase()
+      const key = c.folded.slice(ks, k)
       if (!SECRET_KEY.test(key) || NOT_SECRET_KEY.test(key)) continue
       // value: skip `>`/`=` of `=>`/`:=`, spaces, an opening quote
       let v = i + 1
@@ -124,7 +133,7 @@ const genericSecret: BuiltinDetector = {
         : looksRandom(value)
       if (!ok) continue
       out.push({ start: v, end: e, entity: 'generic_secret' })
-      i = e
+      ASSIGN.lastIndex = Math.max(e, i + 1)
     }
   },
 }

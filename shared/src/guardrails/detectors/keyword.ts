@@ -74,6 +74,12 @@ export function buildKeywordAutomaton(patterns: readonly KeywordPattern[]): Keyw
       else delta[node * ASCII + c] = node === 0 ? 0 : (delta[(fail[node] as number) * ASCII + c] as number)
     }
   }
+  // One byte per state says whether any keyword ends there: the hot loop
+  // reads it instead of an array's length.
+  const ends = new Uint8Array(children.length)
+  outputs.forEach((o, node) => {
+    if (o.length > 0) ends[node] = 1
+  })
   const slowStep = (node: number, c: number): number => {
     let s = node
     for (;;) {
@@ -91,10 +97,9 @@ export function buildKeywordAutomaton(patterns: readonly KeywordPattern[]): Keyw
       let s = 0
       for (let i = 0; i < folded.length; i++) {
         const c = folded.charCodeAt(i)
-        s = c < ASCII ? (delta[s * ASCII + c] as number) : slowStep(s, c)
-        const found = outputs[s] as number[]
-        if (found.length === 0) continue
-        for (const index of found) {
+        s = c < ASCII ? (delta[(s << 7) | c] as number) : slowStep(s, c)
+        if (ends[s] === 0) continue
+        for (const index of outputs[s] as number[]) {
           const p = patterns[index] as KeywordPattern
           const end = i + 1
           const start = end - p.text.length

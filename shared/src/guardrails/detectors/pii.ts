@@ -166,8 +166,6 @@ const iban: BuiltinDetector = {
 // IPv4 with valid octets, not inside a longer dotted run (versions, OIDs).
 const OCTET = String.raw`(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`
 const IPV4 = new RegExp(String.raw`(?<![\w.])${OCTET}(?:\.${OCTET}){3}(?![\w]|\.\d)`, 'g')
-// IPv6 candidates: hex groups and colons, validated by hand below.
-const IPV6 = /(?<![\w:.])(?:[0-9a-f]{1,4}:|::)[0-9a-f:]{1,38}(?:\.\d{1,3}){0,3}(?![\w:]|\.\d)/g
 
 export function isIpv6(s: string): boolean {
   let v4 = 0
@@ -192,8 +190,16 @@ export function isIpv6(s: string): boolean {
   return /\d/.test(s)
 }
 
+// [0-9a-f:.] — the characters an IPv6 address (with an IPv4 tail) is made of.
+function isV6Code(c: number): boolean {
+  return (c >= 48 && c <= 58) || (c >= 97 && c <= 102) || c === 46
+}
+function isWordCode(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95
+}
+
 const ipAddress: BuiltinDetector = {
-  maxLength: 45,
+  maxLength: 45 + 2,
   scan(c, out) {
     const t = c.folded
     if (t.includes('.')) {
@@ -201,10 +207,22 @@ const ipAddress: BuiltinDetector = {
       re.lastIndex = 0
       for (let m = re.exec(t); m !== null; m = re.exec(t)) out.push({ ...whole(m), entity: 'ip_address' })
     }
-    if (t.includes(':')) {
-      const re = IPV6
-      re.lastIndex = 0
-      for (let m = re.exec(t); m !== null; m = re.exec(t)) if (isIpv6(m[0])) out.push({ ...whole(m), entity: 'ip_address' })
+    // IPv6: every address holds a colon. Take the maximal run of address
+    // characters around it; a run longer than 45 or glued to a word is not
+    // an address. Trailing full stops are sentence punctuation.
+    for (let colon = t.indexOf(':'); colon !== -1; ) {
+      let s = colon
+      while (s > 0 && colon - s <= 45 && isV6Code(t.charCodeAt(s - 1))) s--
+      let e = colon + 1
+      while (e < t.length && e - s <= 45 && isV6Code(t.charCodeAt(e))) e++
+      const next = t.indexOf(':', e)
+      while (e > colon + 1 && t.charCodeAt(e - 1) === 46) e--
+      const glued = (s > 0 && (isV6Code(t.charCodeAt(s - 1)) || isWordCode(t.charCodeAt(s - 1)))) || isWordCode(t.charCodeAt(e))
+      // the shortest address, "::1", has three characters and two colons
+      const second = t.indexOf(':', colon + 1)
+      const twoColons = (second !== -1 && second < e) || (s < colon && t.lastIndexOf(':', colon - 1) >= s)
+      if (!glued && e - s >= 3 && e - s <= 45 && twoColons && isIpv6(t.slice(s, e))) out.push({ start: s, end: e, entity: 'ip_address' })
+      colon = next
     }
   },
 }
@@ -223,4 +241,4 @@ export type PiiEntity = keyof typeof PII_DETECTORS
 export const PII_ENTITIES = Object.keys(PII_DETECTORS) as PiiEntity[]
 
 /** Exposed for the linear-time source check in tests. */
-export const PII_PATTERNS: readonly RegExp[] = [PHONE, CARD, SSN, IBAN_START, IPV4, IPV6]
+export const PII_PATTERNS: readonly RegExp[] = [PHONE, CARD, SSN, IBAN_START, IPV4]

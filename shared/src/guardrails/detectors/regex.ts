@@ -4,6 +4,7 @@
 // so `[A-Z]{3}-\d+` written by a user still matches after folding.
 
 import { RE2JS, RE2Set } from 're2js'
+import { internals, startFilter } from './regex-prefix.js'
 
 /**
  * Longest match guaranteed for a pattern with no finite bound (characters).
@@ -89,7 +90,24 @@ export function regexMaxLength(re: RE2JS): number | null {
 export interface UserRegex {
   readonly re: RE2JS
   readonly bound: number // hold-back bound: exact max length, or the cap
+  readonly unbounded: boolean
   readonly owner: number
+  /** Where matches can start (see regex-prefix.ts); null → bisection. */
+  readonly starts: RegExp | null
+  readonly search: ((text: string, pos: number, end: number) => [number, number] | null) | null
+}
+
+export function userRegex(re: RE2JS, owner: number): UserRegex {
+  const exact = regexMaxLength(re)
+  const inner = internals(re)
+  return {
+    re,
+    owner,
+    unbounded: exact === null,
+    bound: exact === null ? REGEX_MATCH_CAP : Math.min(exact, REGEX_MATCH_CAP),
+    starts: inner === null ? null : startFilter(re),
+    search: inner === null ? null : inner.search,
+  }
 }
 
 export interface RegexHit {
@@ -114,6 +132,50 @@ const LEAF = 512
 // kept only by the leaf whose core holds its start, and never when it touches
 // a window edge that is not a real text edge (`^`, `$`, `\b` would lie there).
 export function findRegex(r: UserRegex, text: string, out: RegexHit[]): void {
+  if (r.starts !== null && r.search !== null) findFromStarts(r, r.starts, r.search, text, out)
+  else bisect(r, text, out)
+}
+
+// Most matches are short even when the pattern is unbounded: try a short window first.
+const SHORT_WINDOW = 256
+
+// Each search may scan `bound` characters past its start; a failed search
+// must therefore also rule out the next STRIDE starts, or text full of false
+// starts (`aaaa…` for `a[a-z]*!`) would cost bound × length.
+function findFromStarts(
+  r: UserRegex,
+  starts: RegExp,
+  search: (text: string, pos: number, end: number) => [number, number] | null,
+  text: string,
+  out: RegexHit[],
+): void {
+  const stride = Math.max(r.bound, SHORT_WINDOW)
+  starts.lastIndex = 0
+  for (let m = starts.exec(text); m !== null; m = starts.exec(text)) {
+    const p = m.index
+    let found: [number, number] | null = null
+    const short = p + SHORT_WINDOW + 1
+    if (r.unbounded && short < text.length) {
+      found = search(text, p, short)
+      if (found !== null && found[1] >= short) found = null // may be cut short: search again below
+    }
+    let end = text.length
+    if (found === null) {
+      end = Math.min(text.length, p + r.bound + 1 + stride)
+      found = search(text, p, end)
+    }
+    if (found === null) {
+      // no match starts in [p, end - bound): resume after that
+      starts.lastIndex = Math.max(p + 1, end - r.bound)
+      continue
+    }
+    const [s, e] = found
+    if (e > s) out.push({ start: s, end: Math.min(e, s + REGEX_MATCH_CAP), owner: r.owner })
+    starts.lastIndex = Math.max(e, s + 1, p + 1)
+  }
+}
+
+function bisect(r: UserRegex, text: string, out: RegexHit[]): void {
   const margin = r.bound + 1
   const visit = (lo: number, hi: number): void => {
     const wLo = Math.max(0, lo - margin)

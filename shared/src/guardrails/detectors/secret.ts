@@ -10,12 +10,16 @@ import { CREDENTIAL_DETECTORS } from './credentials.js'
 
 type Accept = (m: RegExpExecArray) => { start: number; end: number } | null
 
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')
+
 function prefixed(entity: string, maxLength: number, literals: readonly string[], pattern: RegExp, accept: Accept): BuiltinDetector {
+  // One literal alternation is a faster prefilter than several String#includes.
+  const prefilter = new RegExp(literals.map(escapeRegExp).join('|'))
   return {
     maxLength,
     scan(c: CanonicalText, out: Hit[]) {
       const t = c.cased
-      if (!literals.some((l) => t.includes(l))) return
+      if (!prefilter.test(t)) return
       pattern.lastIndex = 0
       for (let m = pattern.exec(t); m !== null; m = pattern.exec(t)) {
         const span = accept(m)
