@@ -4,5 +4,6 @@ import { workspaceRoutes } from './workspaces.js';
 import { keyRoutes } from './keys.js';
 import { sidecarRoutes } from './sidecar.js';
 import { toolServerRoutes } from './tool-servers.js';
+import { guardrailRoutes } from './guardrails.js';
 
-export const ROUTES: RouteDef[] = [...authRoutes, ...workspaceRoutes, ...keyRoutes, ...sidecarRoutes, ...toolServerRoutes];
+export const ROUTES: RouteDef[] = [...authRoutes, ...workspaceRoutes, ...keyRoutes, ...sidecarRoutes, ...toolServerRoutes, ...guardrailRoutes];
