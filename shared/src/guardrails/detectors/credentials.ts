@@ -35,6 +35,7 @@ const urlCredentials: BuiltinDetector = {
 function isPasswordPlaceholder(v: string): boolean {
   return (
     isPlaceholder(v) ||
+    /passw(?:or)?d/i.test(v) ||
     /^(?:pass(?:word)?|pwd|secret|user(?:name)?|\*+|null|none|undefined|string|\$\w{1,64}|%[\w()]{1,64}|\{\w{0,64}\})$/i.test(v)
   )
 }
@@ -77,7 +78,7 @@ const CODE_WORD = /^(?:string|number|boolean|str|int|bool|none|null|nil|true|fal
 // Hand-written rather than one nested-quantifier regex, which would backtrack.
 function isWordy(v: string): boolean {
   const pieces = v.split(/[_.\-/]/).flatMap((p) => p.split(/(?=[A-Z][a-z])/))
-  return pieces.every((p) => p === '' || /^[A-Za-z][a-z]{0,15}\d{0,2}$/.test(p) || /^[A-Z]{1,5}\d{0,2}$/.test(p))
+  return pieces.every((p) => p === '' || /^[A-Za-z][a-z]{0,15}\d{0,2}$/.test(p) || /^[A-Z]{1,5}\d{0,2}$/.test(p) || /^\d{1,4}$/.test(p))
 }
 
 export function looksRandom(v: string): boolean {
@@ -128,9 +129,13 @@ const genericSecret: BuiltinDetector = {
       // a trailing sentence full stop or comma is punctuation, not part of the value
       while (quote === '' && e > v && /[.,!?]/.test(t.charAt(e - 1))) e--
       const value = t.slice(v, e)
+      // unquoted `reader.readString(` or `config.db.password` is code, not a literal
+      if (quote === '' && (t.charAt(e) === '(' || /^[A-Za-z_$][\w$]{0,63}(?:\.[A-Za-z_$][\w$]{0,63}){1,8}$/.test(value))) continue
+      // A bare `key:` also labels fingerprints and digests: hex alone is not enough there.
+      const bareKey = !/secret|token|passw|pwd|api|access|auth|private|credential/.test(key)
       const ok = PASSWORD_KEY.test(key)
-        ? value.length >= 6 && !isPasswordPlaceholder(value) && !CODE_WORD.test(value) && !/^[a-z]{1,12}$/.test(value)
-        : looksRandom(value)
+        ? value.length >= 6 && !isPasswordPlaceholder(value) && !CODE_WORD.test(value) && !/^[a-z]{1,12}[!?.]?$/i.test(value)
+        : looksRandom(value) && !(bareKey && /^[0-9a-f]+$/i.test(value))
       if (!ok) continue
       out.push({ start: v, end: e, entity: 'generic_secret' })
       ASSIGN.lastIndex = Math.max(e, i + 1)

@@ -165,7 +165,8 @@ const iban: BuiltinDetector = {
 
 // IPv4 with valid octets, not inside a longer dotted run (versions, OIDs).
 const OCTET = String.raw`(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`
-const IPV4 = new RegExp(String.raw`(?<![\w.])${OCTET}(?:\.${OCTET}){3}(?![\w]|\.\d)`, 'g')
+// `node@10.2.154.26-node.26` is a version: a trailing `-word` rules it out.
+const IPV4 = new RegExp(String.raw`(?<![\w.])${OCTET}(?:\.${OCTET}){3}(?![\w]|\.\d|-[a-z])`, 'g')
 
 export function isIpv6(s: string): boolean {
   let v4 = 0

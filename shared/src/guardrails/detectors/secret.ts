@@ -116,6 +116,12 @@ const privateKey: BuiltinDetector = {
         end = start + m[0].length
         while (end < limit && PEM_BODY.test(t.charAt(end))) end++
       }
+      // `-----BEGIN PRIVATE KEY-----\nXXXX\n-----END…` in docs is not a key: the body must look like one.
+      const body = t.slice(start + m[0].length, end).replace(/-----END[^]{0,60}$/, '').replace(/\\n|\s/g, '')
+      if (body.length < 40 || isPlaceholder(body)) {
+        PEM_BEGIN.lastIndex = end
+        continue
+      }
       // A key inside a service-account JSON (`"private_key": "-----BEGIN…`) is reported as such.
       const before = t.slice(Math.max(0, start - 40), start)
       const entity = /"private_key"\s{0,4}:\s{0,4}"$/.test(before) ? 'gcp_service_account_key' : 'private_key'
