@@ -52,65 +52,71 @@ function embeddedJson(s: string): unknown {
   }
 }
 
-export function walkArguments(args: unknown, limits: WalkLimits = DEFAULT_WALK_LIMITS): WalkResult {
-  const strings: StringLeaf[] = [];
-  const ancestors = new Set<object>();
-  let nodes = 0;
-  let chars = 0;
+interface WalkState {
+  limits: WalkLimits;
+  strings: StringLeaf[];
+  ancestors: Set<object>;
+  nodes: number;
+  chars: number;
+}
 
-  const visit = (v: unknown, key: string | undefined, depth: number): void => {
-    if (depth > limits.maxDepth) throw new WalkFailure('too_deep', `nesting deeper than ${limits.maxDepth}`);
-    if (++nodes > limits.maxNodes) throw new WalkFailure('too_large', `more than ${limits.maxNodes} values`);
-    switch (typeof v) {
-      case 'string': {
-        chars += v.length;
-        if (chars > limits.maxChars) throw new WalkFailure('too_large', `more than ${limits.maxChars} characters`);
-        strings.push({ value: v, key, isKey: false, fromNumber: false });
-        const inner = embeddedJson(v);
-        if (inner !== undefined && typeof inner === 'object' && inner !== null) visit(inner, key, depth + 1);
-        return;
-      }
-      case 'number':
-        if (Number.isFinite(v)) strings.push({ value: String(v), key, isKey: false, fromNumber: true });
-        return;
-      case 'boolean':
-      case 'undefined':
-        return;
-      case 'object': {
-        if (v === null) return;
-        if (ancestors.has(v)) throw new WalkFailure('cyclic', 'arguments refer to themselves');
-        const isArray = Array.isArray(v);
-        const proto: unknown = Object.getPrototypeOf(v);
-        if (!isArray && proto !== Object.prototype && proto !== null) {
-          throw new WalkFailure('unsupported_type', 'arguments hold a non-plain object');
-        }
-        ancestors.add(v);
-        if (isArray) {
-          for (const item of v as unknown[]) visit(item, key, depth + 1);
-        } else {
-          for (const k of Object.keys(v)) {
-            chars += k.length;
-            strings.push({ value: k, key, isKey: true, fromNumber: false });
-            visit((v as Record<string, unknown>)[k], k.toLowerCase(), depth + 1);
-          }
-        }
-        ancestors.delete(v);
-        return;
-      }
-      default:
-        // function, symbol, bigint: not JSON, so not something we can judge.
-        throw new WalkFailure('unsupported_type', `arguments hold a ${typeof v}`);
+// A module-level recursive function rather than a closure: the walker runs
+// on every call, and per-call closures cost (tsx names each one).
+function visit(st: WalkState, v: unknown, key: string | undefined, depth: number): void {
+  if (depth > st.limits.maxDepth) throw new WalkFailure('too_deep', `nesting deeper than ${st.limits.maxDepth}`);
+  if (++st.nodes > st.limits.maxNodes) throw new WalkFailure('too_large', `more than ${st.limits.maxNodes} values`);
+  switch (typeof v) {
+    case 'string': {
+      st.chars += v.length;
+      if (st.chars > st.limits.maxChars) throw new WalkFailure('too_large', `more than ${st.limits.maxChars} characters`);
+      st.strings.push({ value: v, key, isKey: false, fromNumber: false });
+      const inner = embeddedJson(v);
+      if (inner !== undefined && typeof inner === 'object' && inner !== null) visit(st, inner, key, depth + 1);
+      return;
     }
-  };
+    case 'number':
+      if (Number.isFinite(v)) st.strings.push({ value: String(v), key, isKey: false, fromNumber: true });
+      return;
+    case 'boolean':
+    case 'undefined':
+      return;
+    case 'object': {
+      if (v === null) return;
+      if (st.ancestors.has(v)) throw new WalkFailure('cyclic', 'arguments refer to themselves');
+      const isArray = Array.isArray(v);
+      const proto: unknown = Object.getPrototypeOf(v);
+      if (!isArray && proto !== Object.prototype && proto !== null) {
+        throw new WalkFailure('unsupported_type', 'arguments hold a non-plain object');
+      }
+      st.ancestors.add(v);
+      if (isArray) {
+        for (const item of v as unknown[]) visit(st, item, key, depth + 1);
+      } else {
+        for (const k of Object.keys(v)) {
+          st.chars += k.length;
+          st.strings.push({ value: k, key, isKey: true, fromNumber: false });
+          visit(st, (v as Record<string, unknown>)[k], k.toLowerCase(), depth + 1);
+        }
+      }
+      st.ancestors.delete(v);
+      return;
+    }
+    default:
+      // function, symbol, bigint: not JSON, so not something we can judge.
+      throw new WalkFailure('unsupported_type', `arguments hold a ${typeof v}`);
+  }
+}
 
+export function walkArguments(args: unknown, limits: WalkLimits = DEFAULT_WALK_LIMITS): WalkResult {
+  const st: WalkState = { limits, strings: [], ancestors: new Set(), nodes: 0, chars: 0 };
   try {
     let root = args;
     if (typeof args === 'string') {
       const inner = embeddedJson(args);
       if (inner !== undefined) root = inner;
     }
-    visit(args, undefined, 0);
-    return { ok: true, root, strings };
+    visit(st, args, undefined, 0);
+    return { ok: true, root, strings: st.strings };
   } catch (err) {
     if (err instanceof WalkFailure) return { ok: false, error: err.kind, detail: err.message };
     if (err instanceof RangeError) return { ok: false, error: 'too_deep', detail: 'stack exhausted' };

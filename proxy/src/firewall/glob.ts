@@ -79,6 +79,11 @@ export function compileGlob(glob: string): GlobMatcher {
     const prefix = g.slice(0, -1);
     return (name) => name.startsWith(prefix) && !name.includes(SEP, prefix.length);
   }
+  // "github.delete_*": a literal prefix, then anything up to the next dot.
+  if (g.endsWith('*') && !g.endsWith('**') && !hasWild(g.slice(0, -1))) {
+    const prefix = g.slice(0, -1);
+    return (name) => name.startsWith(prefix) && !name.includes(SEP, prefix.length);
+  }
   if (g.startsWith('**.') && !hasWild(g.slice(3))) {
     const suffix = g.slice(2);
     return (name) => name.endsWith(suffix);

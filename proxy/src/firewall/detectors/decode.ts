@@ -47,8 +47,16 @@ export function canonical(s: string): string {
 }
 
 /** Decoded readings of `s`, not including `s` itself. */
+// One pass decides whether any decoder applies; most strings need none.
+const ANY_ENCODING = /%[0-9a-f]{2}|\\(?:x[0-9a-f]{2}|u[0-9a-f]{4}|[0-7]{3})|base64|openssl|xxd/i;
+
 export function decodedReadings(s: string): string[] {
   const out: string[] = [];
+  if (s.length >= 12 && s.length <= 65536 && s.length % 4 !== 1 && B64_WHOLE.test(s)) {
+    const d = b64(s);
+    if (d) out.push(d);
+  }
+  if (!ANY_ENCODING.test(s)) return out;
   if (PERCENT.test(s)) {
     const d = percentDecode(s);
     out.push(d);
@@ -56,10 +64,6 @@ export function decodedReadings(s: string): string[] {
   }
   if (ESCAPES.test(s)) out.push(unescapeBackslashes(s));
   if (s.length <= 65536) {
-    if (B64_WHOLE.test(s) && s.length % 4 !== 1) {
-      const d = b64(s);
-      if (d) out.push(d);
-    }
     if (B64_STEP.test(s)) {
       for (const m of s.matchAll(B64_TOKEN)) {
         const d = b64(m[0]);

@@ -9,26 +9,36 @@
 import type { StringLeaf } from '../args.js';
 import type { DetectorResult } from './ssrf.js';
 import { canonical, decodedReadings } from './decode.js';
-import { checkCommands, checkText, type Finding } from './destructive-shell.js';
+import { checkCommands, checkText, JUDGED_NAMES, type Finding } from './destructive-shell.js';
 import { checkSql } from './destructive-sql.js';
 import { normaliseShell, splitCommands } from './shell-words.js';
 
 const MAX_DEPTH = 3;
-// Only texts naming a program we judge (or a redirect / function
-// definition) go through command splitting; the rest is prose or data.
-const SHELL_TRIGGER = /\b(?:rm|find|git|shred|dd|wipefs|blkdiscard|mkswap|mke2fs|mkfs[\w.]*|sgdisk|parted|chmod|chown|chgrp|mv|truncate|crontab|kill|dropdb|kubectl|oc|terraform|tofu|terragrunt|pulumi|cdk|docker|podman|aws|gcloud|gsutil|az|sh|bash|zsh|dash|ksh|fish|echo|printf|perl|python3?)\b|\(\)|>/;
 
-function shellFindings(text: string, depth: number): Finding[] {
-  const norm = normaliseShell(text).toLowerCase();
-  if (!SHELL_TRIGGER.test(norm)) return [];
-  const again = (fed: string): Finding[] => (depth < MAX_DEPTH ? analyse(fed, depth + 1) : []);
-  return [...checkText(norm), ...checkCommands(splitCommands(norm), again)];
-}
+// `lower` is the canonical text lower-cased: command names, SQL keywords
+// and paths are compared case-insensitively. Decoding works on `text`,
+// since base64 is case-sensitive.
+// A single word of identifier characters cannot carry arguments, so it is
+// no shell command; it may still be base64 or a one-word NoSQL wipe.
+const ONE_WORD = /^[A-Za-z0-9_.@/:=-]*$/;
+const ONE_WORD_WIPE = /^(?:flushall|flushdb)$|dropdatabase\(/i;
 
 function analyse(s: string, depth: number): Finding[] {
+  if (ONE_WORD.test(s)) {
+    const out: Finding[] = ONE_WORD_WIPE.test(s) ? [{ factor: 'nosql_wipe', risk: 0.9 }] : [];
+    if (depth < MAX_DEPTH) for (const d of decodedReadings(s)) for (const f of analyse(d, depth + 1)) out.push({ factor: f.factor.startsWith('decoded:') ? f.factor : `decoded:${f.factor}`, risk: f.risk });
+    return out;
+  }
   const text = canonical(s);
-  const out = [...shellFindings(text, depth), ...checkSql(text)];
+  const lower = text.toLowerCase();
+  const out: Finding[] = [];
+  const fed: string[] = [];
+  const norm = normaliseShell(lower);
+  checkText(norm, out);
+  checkCommands(norm, splitCommands(norm, JUDGED_NAMES), out, fed);
+  for (const f of checkSql(lower)) out.push(f);
   if (depth < MAX_DEPTH) {
+    for (const t of fed) for (const f of analyse(t, depth + 1)) out.push(f);
     for (const d of decodedReadings(text)) {
       for (const f of analyse(d, depth + 1)) out.push({ factor: f.factor.startsWith('decoded:') ? f.factor : `decoded:${f.factor}`, risk: f.risk });
     }

@@ -160,41 +160,52 @@ function docker(a: string[]): Finding | undefined {
 }
 
 // A pipeline that feeds text to a shell runs that text: judge it as a command.
-function fedToShell(cmds: ShellCommand[], i: number): string | undefined {
+function fedToShell(text: string, cmds: ShellCommand[], i: number): string | undefined {
   const c = cmds[i] as ShellCommand;
   if (!isShell(c.name) || operands(c.args).some((x) => x !== '-' && x !== '-s')) {
     const here = c.args.indexOf('<<<');
     return isShell(c.name) && here !== -1 ? c.args.slice(here + 1).join(' ') : undefined;
   }
   const prev = cmds[i - 1];
-  if (!prev || prev.pipeline !== c.pipeline || prev.stage !== c.stage - 1) return undefined;
+  // Adjacent stages of one pipeline: "echo … | sh" (a single bar between them).
+  if (!prev || text[prev.end] !== '|' || text[prev.end + 1] === '|' || text.slice(prev.end + 1, c.start).trim() !== '') return undefined;
   if (prev.name === 'echo' || prev.name === 'printf') return prev.args.filter((x, j) => j > 0 || !/^-[neE]+$/.test(x)).join(' ');
   return undefined;
 }
 
-/** Findings for one normalised shell text; `again` re-checks text fed to a shell. */
-export function checkCommands(cmds: ShellCommand[], again: (text: string) => Finding[]): Finding[] {
-  const out: Finding[] = [];
-  cmds.forEach((c, i) => {
+/** Programs the catalogue judges, plus echo/printf that may feed a shell. */
+export const JUDGED_NAMES: readonly string[] = [...Object.keys(CHECKS), 'echo', 'printf'];
+
+/** Findings for one normalised shell text; text fed to a shell is added to `fed` for re-checking. */
+export function checkCommands(text: string, cmds: ShellCommand[], out: Finding[], fed: string[]): void {
+  for (let i = 0; i < cmds.length; i++) {
+    const c = cmds[i] as ShellCommand;
     const name = c.name.startsWith('mkfs') ? 'mke2fs' : c.name;
     const check = Object.prototype.hasOwnProperty.call(CHECKS, name) ? CHECKS[name] : undefined;
     const f = check?.(c.args);
     if (f) out.push(f);
-    const fed = fedToShell(cmds, i);
-    if (fed) out.push(...again(fed));
-  });
-  return out;
+    const piped = fedToShell(text, cmds, i);
+    if (piped) fed.push(piped);
+  }
 }
 
 const FORK_BOMB = /([\w:.]{1,32})\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&?\s*;?\s*\}\s*;?\s*\1/;
 const REDIRECT_TO_DEVICE = />{1,2}\s*(\/dev\/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|mapper\/|mem\b|kmem\b|port\b)\S*|\/etc\/(?:passwd|shadow|sudoers|fstab|group)\b|\/boot\/\S*)/;
 
 /** Checks on the whole normalised text that do not fit one command. */
-export function checkText(norm: string): Finding[] {
-  const out: Finding[] = [];
-  if (norm.includes('()') && FORK_BOMB.test(norm)) out.push(hit('fork_bomb', 0.9));
-  if (/\bfork\s+while\s+fork\b|while\s*(?:true|1)\s*:?\s*os\.fork\(\)/i.test(norm)) out.push(hit('fork_bomb', 0.9));
+const TEXT_GATE = /\(\)|fork|>|tee/;
+
+export function checkText(norm: string, out: Finding[]): void {
+  if (!TEXT_GATE.test(norm)) return;
+  // The regex only runs on a window around each "()": on a whole text it
+  // would try every word as the function name.
+  for (let i = norm.indexOf('()'); i !== -1; i = norm.indexOf('()', i + 2)) {
+    if (FORK_BOMB.test(norm.slice(Math.max(0, i - 34), i + 120))) {
+      out.push(hit('fork_bomb', 0.9));
+      break;
+    }
+  }
+  if (norm.includes('fork') && /\bfork\s+while\s+fork\b|while\s*(?:true|1)\s*:?\s*os\.fork\(\)/i.test(norm)) out.push(hit('fork_bomb', 0.9));
   if (norm.includes('>') && REDIRECT_TO_DEVICE.test(norm)) out.push(hit('overwrite_device_or_system_file', 1));
-  if (/\btee\s+(?:-a\s+)?\/dev\/(?:sd|hd|vd|xvd|nvme|mmcblk|disk)/.test(norm)) out.push(hit('overwrite_device_or_system_file', 1));
-  return out;
+  if (norm.includes('tee') && /\btee\s+(?:-a\s+)?\/dev\/(?:sd|hd|vd|xvd|nvme|mmcblk|disk)/.test(norm)) out.push(hit('overwrite_device_or_system_file', 1));
 }

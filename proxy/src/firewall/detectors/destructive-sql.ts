@@ -30,12 +30,11 @@ function stripComments(s: string): string {
   return out.replace(/--(?![a-z])[^\n]*/gi, ' ');
 }
 
-/** Lower-cased, comments and identifier quotes removed, whitespace collapsed. */
+/** Comments and identifier quotes removed, whitespace collapsed (input already lower-cased). */
 export function normaliseSql(s: string): string {
   return stripComments(s)
     .replace(/"([\w$.]+)"|`([\w$.]+)`|\[([\w$.]+)\]/g, (_m, a?: string, b?: string, c?: string) => a ?? b ?? c ?? '')
-    .replace(/\s+/g, ' ')
-    .toLowerCase();
+    .replace(/\s+/g, ' ');
 }
 
 // The WHERE text ends where an enclosing shell quote or bracket closes.
@@ -47,22 +46,45 @@ function tautology(where: string): boolean {
 }
 const beforeQuote = (s: string): string => s.split(/['"\x60)\\]/)[0] ?? '';
 
+// Keyword pairs every pattern needs, checked with indexOf before any
+// regex runs: most text mentions "update" or "delete" without "set"/"from".
+function gates(l: string): { drop: boolean; truncate: boolean; del: boolean; upd: boolean; alter: boolean; nosql: boolean } | undefined {
+  if (!GATE.test(l)) return undefined;
+  const hasDrop = l.includes('drop');
+  return {
+    drop: hasDrop && (l.includes('table') || l.includes('database') || l.includes('schema') || l.includes('keyspace')),
+    truncate: l.includes('truncate'),
+    del: l.includes('delete') && /\bfrom\b/.test(l),
+    upd: l.includes('update') && /\bset\b/.test(l),
+    alter: hasDrop && l.includes('alter'),
+    nosql: l.includes('flush') || (hasDrop && l.includes('(')) || l.includes('deletemany') || l.includes('.remove('),
+  };
+}
+const GATE = /drop|truncate|delete|update|flush|\.remove\(/;
+
+/** `raw` must already be lower-cased. */
 export function checkSql(raw: string): Finding[] {
+  const g = gates(raw);
+  if (!g || !(g.drop || g.truncate || g.del || g.upd || g.alter || g.nosql)) return [];
   if (!TRIGGER.test(raw)) return [];
   const t = normaliseSql(raw);
   const out: Finding[] = [];
-  if (DROP.test(t)) out.push({ factor: 'sql_drop', risk: 0.95 });
-  if (TRUNCATE.test(t)) out.push({ factor: 'sql_truncate', risk: 0.9 });
-  if (ALTER_DROP.test(t)) out.push({ factor: 'sql_alter_drop', risk: 0.8 });
-  if (NOSQL.test(t)) out.push({ factor: 'nosql_wipe', risk: 0.9 });
-  for (const m of t.matchAll(DELETE)) {
-    const tail = m[2] ?? '';
-    const w = WHERE.exec(tail);
-    if (w ? tautology(w[1] ?? '') : DELETE_TAIL.test(beforeQuote(tail))) out.push({ factor: w ? 'sql_delete_always_true' : 'sql_delete_without_where', risk: 0.9 });
+  if (g.drop && DROP.test(t)) out.push({ factor: 'sql_drop', risk: 0.95 });
+  if (g.truncate && TRUNCATE.test(t)) out.push({ factor: 'sql_truncate', risk: 0.9 });
+  if (g.alter && ALTER_DROP.test(t)) out.push({ factor: 'sql_alter_drop', risk: 0.8 });
+  if (g.nosql && NOSQL.test(t)) out.push({ factor: 'nosql_wipe', risk: 0.9 });
+  if (g.del) {
+    for (const m of t.matchAll(DELETE)) {
+      const tail = m[2] ?? '';
+      const w = WHERE.exec(tail);
+      if (w ? tautology(w[1] ?? '') : DELETE_TAIL.test(beforeQuote(tail))) out.push({ factor: w ? 'sql_delete_always_true' : 'sql_delete_without_where', risk: 0.9 });
+    }
   }
-  for (const m of t.matchAll(UPDATE)) {
-    const w = WHERE.exec(m[2] ?? '');
-    if (!w || tautology(w[1] ?? '')) out.push({ factor: w ? 'sql_update_always_true' : 'sql_update_without_where', risk: 0.85 });
+  if (g.upd) {
+    for (const m of t.matchAll(UPDATE)) {
+      const w = WHERE.exec(m[2] ?? '');
+      if (!w || tautology(w[1] ?? '')) out.push({ factor: w ? 'sql_update_always_true' : 'sql_update_without_where', risk: 0.85 });
+    }
   }
   return out;
 }

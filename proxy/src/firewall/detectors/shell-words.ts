@@ -8,30 +8,31 @@ export interface ShellCommand {
   /** Lower-cased basename of the program ("/bin/RM" → "rm"). */
   name: string;
   args: string[];
-  /** Index of the pipeline this command belongs to, and its place in it. */
-  pipeline: number;
-  stage: number;
+  /** Where the command's text starts and ends in the normalised text. */
+  start: number;
+  end: number;
 }
 
-const IFS = /\$\{IFS[^}]*\}|\$IFS\b/g;
+const IFS = /\$\{IFS[^}]*\}|\$IFS\b/gi;
 const EMPTY_EXPANSIONS = /\$\{?[@*0-9]\}?|\$\(\)|``|\$''|\$""/g;
 const BRACE_LIST = /\{([^{}\s]*,[^{}\s]*)\}/g;
 const ANSI_C = /\$'((?:[^'\\]|\\.)*)'/g;
-// Splits commands; `|` alone marks a new stage of the same pipeline.
-const SEPARATORS = /(\|\||&&|;|\n|&|`|\$\(|\(|\)|\|)/;
-const SEPARATOR_SET = new Set(['||', '&&', ';', '\n', '&', '`', '$(', '(', ')', '|']);
 const DOCKER_EXEC_OPTS = new Set(['-u', '--user', '-w', '--workdir', '-e', '--env', '--env-file']);
+
+const SHELL_SPECIAL = /[\\$`{]/;
 
 /** The text as the shell sees it before word splitting. */
 export function normaliseShell(s: string): string {
-  return s
-    .replace(/\\\r?\n/g, '')
-    .replace(ANSI_C, (_m, body: string) => body)
-    .replace(IFS, ' ')
-    .replace(EMPTY_EXPANSIONS, '')
-    .replace(BRACE_LIST, (_m, body: string) => body.replace(/,/g, ' '))
-    .replace(/['"\\]/g, '')
-    .replace(/[\t\r\v\f[\],]/g, ' ');
+  // Each rewrite is skipped when its trigger character is absent: this runs
+  // over every string of every call.
+  let t = s;
+  if (!SHELL_SPECIAL.test(t)) return t.replace(/['"]/g, '').replace(/[\t\r\v\f[\],]/g, ' ');
+  if (t.includes('\\')) t = t.replace(/\\\r?\n/g, '');
+  if (t.includes("$'")) t = t.replace(ANSI_C, (_m, body: string) => body);
+  if (t.includes('$')) t = t.replace(IFS, ' ').replace(EMPTY_EXPANSIONS, '');
+  else if (t.includes('``')) t = t.replace(/``/g, '');
+  if (t.includes('{')) t = t.replace(BRACE_LIST, (_m, body: string) => body.replace(/,/g, ' '));
+  return t.replace(/['"\\]/g, '').replace(/[\t\r\v\f[\],]/g, ' ');
 }
 
 const WRAPPERS = new Set(['sudo', 'doas', 'env', 'nohup', 'time', 'command', 'builtin', 'exec', 'nice', 'ionice', 'timeout', 'xargs', 'stdbuf', 'busybox', 'eval', 'watch', 'strace', 'chroot', 'ssh', 'su', 'nsenter', 'unbuffer', 'setsid', 'runuser', 'flock', '{', '!', 'then', 'do', 'else']);
@@ -52,6 +53,8 @@ const VALUE_OPTS: Record<string, Set<string>> = {
   runuser: new Set(['-u', '-g', '-G']),
   nsenter: new Set(['-t']),
 };
+// The text is lower-cased before splitting, so options are compared lower-cased.
+for (const set of Object.values(VALUE_OPTS)) for (const o of [...set]) set.add(o.toLowerCase());
 const POSITIONAL: Record<string, number> = { timeout: 1, chroot: 1, ssh: 1, flock: 1 };
 
 export const basename = (word: string): string => {
@@ -106,27 +109,53 @@ export function unwrap(words: string[]): string[] {
   return w;
 }
 
-/** Commands in order, each unwrapped. */
-export function splitCommands(normalised: string): ShellCommand[] {
+const RUNS_OTHERS = ['kubectl', 'oc', 'docker', 'podman'];
+const escapeRe = (w: string): string => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const splitters = new Map<readonly string[], { first: RegExp; rest: RegExp }>();
+
+// One regex pass finds only the commands worth reading: a judged program,
+// a wrapper, a shell or an assignment, at the start of the text or after a
+// separator (; & | newline ` ( )), possibly behind a path (/usr/bin/rm).
+// The start of text gets its own sticky regex so the main one begins with a
+// character class, which V8 scans for quickly.
+function commandStarts(names: readonly string[]): { first: RegExp; rest: RegExp } {
+  let re = splitters.get(names);
+  if (!re) {
+    const words = [...names, ...WRAPPERS, ...SHELLS, ...RUNS_OTHERS].map(escapeRe).join('|');
+    const body = String.raw`( *)(?:[^\s;&|\n\x60()/]*/)*(?:${words}|mkfs[\w.]*|[a-z_][a-z0-9_]*=\S*)(?=[ ;&|\n\x60()]|$)`;
+    re = { first: new RegExp(body, 'y'), rest: new RegExp(String.raw`[;&|\n\x60()]${body}`, 'g') };
+    splitters.set(names, re);
+  }
+  return re;
+}
+
+/** Commands worth judging, in order, each unwrapped (`names`: the judged programs). */
+export function splitCommands(normalised: string, names: readonly string[]): ShellCommand[] {
   const out: ShellCommand[] = [];
-  let pipeline = 0;
-  let stage = 0;
-  for (const piece of normalised.split(SEPARATORS)) {
-    if (piece === undefined) continue;
-    if (SEPARATOR_SET.has(piece)) {
-      if (piece === '|') stage++;
-      else {
-        pipeline++;
-        stage = 0;
-      }
-      continue;
-    }
-    const words = unwrap(piece.split(' ').filter((x) => x.length > 0));
-    const first = words[0];
-    if (first === undefined) continue;
-    out.push({ name: basename(first), args: words.slice(1), pipeline, stage });
+  const { first, rest } = commandStarts(names);
+  first.lastIndex = 0;
+  const m0 = first.exec(normalised);
+  let next = m0 ? readCommand(normalised, (m0[1] ?? '').length, out) : 0;
+  rest.lastIndex = next;
+  for (let m = rest.exec(normalised); m; m = rest.exec(normalised)) {
+    next = readCommand(normalised, m.index + 1 + (m[1] ?? '').length, out);
+    // The next command can only start at or after this one's separator.
+    rest.lastIndex = Math.max(rest.lastIndex, next);
   }
   return out;
+}
+
+const SEPARATOR = /[;&|\n\x60()]/g;
+
+// Reads the command starting at `start` up to the next separator; returns that separator's index.
+function readCommand(text: string, start: number, out: ShellCommand[]): number {
+  SEPARATOR.lastIndex = start;
+  const sep = SEPARATOR.exec(text);
+  const end = sep ? sep.index : text.length;
+  const words = unwrap(text.slice(start, end).split(' ').filter((x) => x.length > 0));
+  const head = words[0];
+  if (head !== undefined) out.push({ name: basename(head), args: words.slice(1), start, end });
+  return end;
 }
 
 export const isShell = (name: string): boolean => SHELLS.has(name);

@@ -37,6 +37,8 @@ const RISK = { metadata: 1, loopback: 0.95, unspecified: 0.95, private: 0.9, lin
 
 /** inet_aton: 1-4 dot-separated parts, each decimal, 0x-hex or 0-octal. */
 export function parseIPv4Loose(host: string): string | undefined {
+  const c = host.charCodeAt(0);
+  if (!(c >= 0x30 && c <= 0x39)) return undefined; // every IPv4 spelling starts with a digit
   const parts = host.split('.');
   if (parts.length > 4 || parts.length === 0) return undefined;
   const nums: number[] = [];
@@ -52,7 +54,7 @@ export function parseIPv4Loose(host: string): string | undefined {
   const last = nums.pop() as number;
   if (nums.some((n) => n > 255) || last >= 256 ** (4 - nums.length)) return undefined;
   let value = last;
-  nums.forEach((n, i) => (value += n * 256 ** (3 - i)));
+  for (let i = 0; i < nums.length; i++) value += (nums[i] as number) * 256 ** (3 - i);
   return [24, 16, 8, 0].map((s) => Math.floor(value / 2 ** s) % 256).join('.');
 }
 

@@ -25,8 +25,6 @@ const URL_KEY_SUFFIX = /(?:_url|url|_uri|_host|_endpoint|_addr|_address)$/;
 export const isUrlKey = (key: string | undefined): boolean =>
   key !== undefined && (URL_KEYS.has(key) || URL_KEY_SUFFIX.test(key));
 
-// scheme ":" then 1-3 slashes or backslashes (WHATWG treats "\" as "/").
-const URL_IN_TEXT = /[a-z][a-z0-9+.-]{0,31}:[/\\]{1,3}[^\s"'<>`{}|^]+/gi;
 const BARE_HOST = /^(?:\[[0-9a-f:.%a-z]+\]|[^\s/@\\?#"'<>]+?)(?::\d{1,5})?$/i;
 const IDEOGRAPHIC_DOTS = /[\u3002\uff0e\uff61]/g;
 const ZERO_WIDTH = /[\u00ad\u200b-\u200f\u2060\ufeff]/g;
@@ -41,7 +39,10 @@ function tryDecode(s: string): string {
 }
 
 /** Lower-case, percent-decoded, NFKC, no brackets, zone id or trailing dots. */
+const PLAIN_HOST = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*$/;
+
 export function normaliseHost(host: string): string {
+  if (PLAIN_HOST.test(host)) return host;
   let h = tryDecode(host);
   // eslint-disable-next-line no-control-regex
   if (/[^\x00-\x7f]/.test(h)) h = h.normalize('NFKC').replace(IDEOGRAPHIC_DOTS, '.');
@@ -75,12 +76,16 @@ export function urlCandidate(raw: string, fromField: boolean): UrlCandidate | un
     text = `http://${raw.replace(/^\/\//, '')}`;
   } else return undefined;
   const hosts = new Set<string>();
+  let parsed = false;
   try {
     const u = new URL(text);
     if (u.hostname) hosts.add(normaliseHost(u.hostname));
+    parsed = true;
   } catch {
     // Unparseable for WHATWG; the manual readings below still apply.
   }
+  // Other parsers only disagree with WHATWG over userinfo and backslashes.
+  if (parsed && !text.includes('@') && !text.includes('\\')) return { raw, scheme, hosts: [...hosts], fromField };
   const rest = text.slice(text.indexOf(':') + 1).replace(/^[/\\]+/, '');
   for (const stop of [/[/?#]/, /[/?#\\]/]) {
     const end = rest.search(stop);
@@ -88,7 +93,7 @@ export function urlCandidate(raw: string, fromField: boolean): UrlCandidate | un
     const h = normaliseHost(hostOfAuthority(authority));
     if (h) hosts.add(h);
   }
-  return { raw, scheme: m ? scheme : '', hosts: [...hosts], fromField };
+  return { raw, scheme, hosts: [...hosts], fromField };
 }
 
 /** Every URL and destination host in the arguments. */
@@ -96,33 +101,50 @@ export function extractUrls(strings: readonly StringLeaf[]): UrlCandidate[] {
   const out: UrlCandidate[] = [];
   for (const leaf of strings) {
     const s = leaf.value;
+    let whole: string | undefined;
     if (!leaf.isKey && isUrlKey(leaf.key)) {
       const t = s.trim();
       if (t && t.length <= 4096 && !/\s/.test(t)) {
         const c = urlCandidate(t, true);
         if (c) out.push(c);
+        whole = t;
       }
     }
     if (leaf.fromNumber) continue;
-    scanText(s, out, 0);
+    scanText(s, out, 0, whole);
   }
   return out;
 }
 
-function scanText(s: string, out: UrlCandidate[], depth: number): void {
-  if (s.includes(':/') || s.includes(':\\')) {
-    // Resume just after each match's scheme so a URL nested in another's
-    // query (`?next=http://…`) is found as well.
-    const re = URL_IN_TEXT;
-    re.lastIndex = 0;
-    for (let m = re.exec(s); m; m = re.exec(s)) {
-      const c = urlCandidate(m[0], false);
-      if (c) out.push(c);
-      re.lastIndex = m.index + m[0].indexOf(':') + 1;
-    }
+const isAlpha = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+const isSchemeChar = (c: number): boolean => isAlpha(c) || (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46;
+// Characters that end a URL in running text: whitespace, quotes, brackets of markup.
+function endsUrl(c: number): boolean {
+  if (c <= 0x20 || c === 0x7f) return true;
+  if (c < 0x80) return c === 0x22 || c === 0x27 || c === 0x3c || c === 0x3e || c === 0x60 || c === 0x7b || c === 0x7d || c === 0x7c || c === 0x5e;
+  return c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
+}
+
+// URLs in running text: every "scheme:/" or "scheme:\\", including one nested
+// in another's query (`?next=http://…`). A scanner, not a regex, because
+// this runs over every string of every call.
+function scanText(s: string, out: UrlCandidate[], depth: number, skip?: string): void {
+  for (let i = s.indexOf(':'); i !== -1; i = s.indexOf(':', i + 1)) {
+    const next = s.charCodeAt(i + 1);
+    if (next !== 0x2f && next !== 0x5c) continue;
+    let start = i;
+    while (start > 0 && i - start < 32 && isSchemeChar(s.charCodeAt(start - 1))) start--;
+    while (start < i && !isAlpha(s.charCodeAt(start))) start++;
+    if (start === i) continue;
+    let end = i + 1;
+    while (end < s.length && !endsUrl(s.charCodeAt(end))) end++;
+    const raw = s.slice(start, end);
+    if (raw === skip) continue;
+    const c = urlCandidate(raw, false);
+    if (c) out.push(c);
   }
   // A URL passed percent-encoded inside another (`?next=http%3A%2F%2F…`).
-  if (depth === 0 && /%3a/i.test(s)) {
+  if (depth === 0 && s.includes('%') && /%3a/i.test(s)) {
     const d = tryDecode(s);
     if (d !== s) scanText(d, out, 1);
   }
