@@ -61,7 +61,7 @@ export async function runMcpBench(calls = 2000): Promise<Array<{ name: string; p
   const settings = loadSettings({ AGENTWALL_DATA_DIR: dataDir, AGENTWALL_ADMIN_PASSWORD: 'bench-password', AGENTWALL_LOG_LEVEL: 'silent' });
   const log = createLogger({ name: 'bench', level: 'silent' });
   const cp = await startControlPlane(settings, { log, withSidecarKeys: true, port: 0 });
-  const sidecar = await startSidecar(settings, { controlPlaneUrl: cp.url, gatewayKey: cp.bootstrap!.gateway_key!, log, port: 0 });
+  const sidecar = await startSidecar(settings, { controlPlaneUrl: cp.url, gatewayKey: cp.bootstrap!.gateway_key!, log, port: 0, egressPort: 0 });
   const upstream = await startUpstream();
   try {
     await sidecar.deps.sync.ready;

@@ -4,6 +4,8 @@ import type { Pool } from './db/pool.js';
 import type { RevisionHub } from './services/revisions.js';
 import type { InstanceKeys } from './services/instance-keys.js';
 import type { Metrics } from './metrics.js';
+import type { NotifyHub } from './services/notify.js';
+import type { Settings } from '@agentwall/shared/config';
 
 /** Everything a route or service needs; built once by main.ts (or a test). */
 export interface Deps {
@@ -11,6 +13,8 @@ export interface Deps {
   keyring: Keyring;
   log: Logger;
   keys: InstanceKeys;
+  notify: NotifyHub;
   revisions: RevisionHub;
   metrics: Metrics;
+  settings: Settings;
 }

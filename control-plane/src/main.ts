@@ -14,7 +14,10 @@ import { currentRevision } from './db/queries/workspaces.js';
 import { createMetrics } from './metrics.js';
 import { loadKeyring } from './services/master-key.js';
 import { loadInstanceKeys } from './services/instance-keys.js';
-import { createRevisionHub } from './services/revisions.js';
+import { createRevisionHub, REVISION_CHANNEL } from './services/revisions.js';
+import { createNotifyHub } from './services/notify.js';
+import { APPROVAL_CHANNEL } from './services/approvals.js';
+import { startJobs } from './jobs/index.js';
 import { bootstrap, type BootstrapInfo } from './services/bootstrap.js';
 
 export interface ControlPlane {
@@ -47,8 +50,10 @@ export async function startControlPlane(
   try {
     await migrate(pool);
     const keys = await loadInstanceKeys(pool, ring);
-    const revisions = await createRevisionHub(pool, log, (ws) => currentRevision(pool, ws));
-    const deps: Deps = { pool, keyring: ring, log, keys, revisions, metrics: createMetrics() };
+    const notify = await createNotifyHub(pool, log, [REVISION_CHANNEL, APPROVAL_CHANNEL]);
+    const revisions = createRevisionHub(notify, (ws) => currentRevision(pool, ws));
+    const deps: Deps = { pool, keyring: ring, log, keys, notify, revisions, metrics: createMetrics(), settings };
+    const jobs = startJobs(deps);
     const server = http.createServer(createApp(deps).callback());
     server.keepAliveTimeout = 65_000;
     server.requestTimeout = 0; // long-polls run up to 60 s; handlers bound their own waits
@@ -76,7 +81,8 @@ export async function startControlPlane(
         closing ??= (async () => {
           // Stop accepting, wake long-polls so they answer now, let in-flight requests finish.
           const done = new Promise<void>((resolve) => server.close(() => resolve()));
-          await revisions.close();
+          await jobs.stop();
+          await notify.close();
           server.closeIdleConnections();
           // Keep-alive connections whose last request finishes during shutdown go idle later.
           const sweep = setInterval(() => server.closeIdleConnections(), 50);

@@ -16,6 +16,8 @@ const Env = z.object({
   AGENTWALL_ADMIN_PASSWORD: z.string().min(8).optional(),
   AGENTWALL_CONTROL_PLANE_URL: z.url().optional(),
   AGENTWALL_GATEWAY_KEY: z.string().startsWith('gk-svc-').optional(),
+  /** PEM file of extra CAs trusted for approval webhooks (a private CA in front of the receiver). */
+  AGENTWALL_WEBHOOK_CA_FILE: z.string().min(1).optional(),
   AGENTWALL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Seconds a sidecar asks the control plane to hold a bundle long-poll (1–60). */
   AGENTWALL_BUNDLE_WAIT_S: z.coerce.number().int().min(1).max(60).default(30),

@@ -69,7 +69,7 @@ export async function startSystem(t: T, serverUrl: string, opts: { adminPassword
   t.teardown(() => cp.close());
   const info = cp.bootstrap;
   if (!info?.relay_key || !info.gateway_key) throw new Error('bootstrap did not create keys');
-  const sidecar = await startSidecar(settings, { controlPlaneUrl: cp.url, gatewayKey: info.gateway_key, log: createLogger({ name: 'sidecar', level: 'debug', destination }), port: 0 });
+  const sidecar = await startSidecar(settings, { controlPlaneUrl: cp.url, gatewayKey: info.gateway_key, log: createLogger({ name: 'sidecar', level: 'debug', destination }), port: 0, egressPort: 0 });
   t.teardown(() => sidecar.close());
   await sidecar.deps.sync.ready;
   const seen: string[] = [];

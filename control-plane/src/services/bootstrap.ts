@@ -9,6 +9,7 @@ import { withTransaction, type Pool } from '../db/pool.js';
 import { countUsers } from '../db/queries/users.js';
 import { insertWorkspace, upsertMember } from '../db/queries/workspaces.js';
 import { createGatewayKey, createRelayKey, createUser } from './identity.js';
+import { initWorkspaceFirewall } from './firewall.js';
 
 export interface BootstrapInfo {
   admin_email: string;
@@ -39,6 +40,7 @@ export async function bootstrap(
     const user = await createUser(db, opts.email, password, true);
     const ws = await insertWorkspace(db, 'default');
     await upsertMember(db, ws.id, user.id, 'owner');
+    await initWorkspaceFirewall(db, ws.id);
     const relay = opts.withKeys ? await createRelayKey(db, ws.id, user.id, { name: 'local agent', guardrail_ids: [], quota_limit: null, rate_limit_rpm: null, models: null }) : undefined;
     const gateway = opts.withKeys ? await createGatewayKey(db, ws.id, user.id, 'local sidecar') : undefined;
     return {

@@ -2,6 +2,7 @@
 // that reads it inside the bundle's snapshot transaction.
 import type { BundleRelayKey, BundleToolServer } from '@agentwall/shared/bundle';
 import type { PoolClient } from '../db/pool.js';
+import { firewallSection } from './firewall.js';
 import { bundleGuardrails } from '../db/queries/guardrails.js';
 
 type SectionReader = (db: PoolClient, workspaceId: number) => Promise<unknown>;
@@ -35,5 +36,6 @@ async function toolServers(db: PoolClient, workspaceId: number): Promise<Array<O
 export const BUNDLE_SECTIONS: Record<string, SectionReader> = {
   relay_keys: relayKeys,
   tool_servers: toolServers,
+  firewall: firewallSection,
   guardrails: bundleGuardrails,
 };

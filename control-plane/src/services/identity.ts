@@ -8,6 +8,7 @@ import { insertAccessToken } from '../db/queries/tokens.js';
 import { insertGatewayKey, insertRelayKey, type RelayKeyFields } from '../db/queries/keys.js';
 import { hashPassword, verifyPassword, DUMMY_HASH } from './passwords.js';
 import { issueSessionToken, type Role } from './auth.js';
+import { initWorkspaceFirewall } from './firewall.js';
 
 export async function login(deps: Deps, email: string, password: string) {
   const user = await findUserByEmail(deps.pool, email);
@@ -27,6 +28,7 @@ export async function createWorkspace(deps: Deps, name: string, ownerId: number)
   return withTransaction(deps.pool, async (db) => {
     const ws = await insertWorkspace(db, name);
     await upsertMember(db, ws.id, ownerId, 'owner');
+    await initWorkspaceFirewall(db, ws.id);
     return ws;
   });
 }

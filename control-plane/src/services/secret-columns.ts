@@ -9,4 +9,6 @@ export interface SecretColumn {
 export const SECRET_COLUMNS: SecretColumn[] = [
   { table: 'instance_secrets', id: 'name', column: 'value_enc' },
   { table: 'mcp_servers', id: 'id', column: 'auth_enc' },
+  { table: 'approval_settings', id: 'workspace_id', column: 'webhook_secret_enc' },
+  { table: 'approvals', id: 'id', column: 'token_enc' },
 ];

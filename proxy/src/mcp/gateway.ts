@@ -115,7 +115,7 @@ export function createGateway(opts: GatewayOptions) {
     return r.valid ? undefined : (r.errorMessage ?? 'arguments do not match the input schema');
   }
 
-  async function callTool(session: Session, name: string, args: Record<string, unknown>, meta: Record<string, unknown> | undefined): Promise<CallToolResult> {
+  async function callTool(session: Session, name: string, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, headerToken: string | undefined): Promise<CallToolResult> {
     const split = splitToolName(name);
     if (!split) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 200)}`);
     let definition: ToolDefinition | undefined;
@@ -142,7 +142,7 @@ export function createGateway(opts: GatewayOptions) {
     if (!definition) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 200)}`);
     const invalid = validate(definition.inputSchema, args);
     if (invalid) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for ${name}: ${invalid}`.slice(0, 1000));
-    const token = meta?.['x-service-firewall-approval'];
+    const token = meta?.['x-service-firewall-approval'] ?? headerToken;
     const verdict = await opts.hook()({
       surface: 'mcp',
       tool_name: name,
@@ -182,7 +182,10 @@ export function createGateway(opts: GatewayOptions) {
     });
     session.transport = transport;
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listAll() }));
-    server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(session, req.params.name, req.params.arguments ?? {}, req.params._meta as Record<string, unknown> | undefined));
+    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+      const header = extra.requestInfo?.headers['x-service-firewall-approval'];
+      return callTool(session, req.params.name, req.params.arguments ?? {}, req.params._meta as Record<string, unknown> | undefined, typeof header === 'string' ? header : undefined);
+    });
     server.onerror = (err) => opts.log.debug({ reason: err.message }, 'mcp session error');
     return session;
   }
