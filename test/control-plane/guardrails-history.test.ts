@@ -138,7 +138,7 @@ t.test('guardrail version history', async (t) => {
 
     await t.test('diff query: from and to are required version numbers, named when wrong', async (t) => {
       const g = (await api('GET', BASE)).json.data[0];
-      for (const [q, field] of [['from=abc&to=1', 'from'], ['from=1', 'to'], ['from=0&to=1', 'from'], ['from=1&to=1&x=2', 'x']]) {
+      for (const [q, field] of [['from=abc&to=1', 'from'], ['from=1', 'to'], ['from=0&to=1', 'from'], ['from=1&to=1&x=2', 'x']] as const) {
         const r = await api('GET', `${BASE}/${g.id}/history/diff?${q}`);
         t.equal(r.status, 400, q);
         t.equal(r.json.error.metadata.field, field);

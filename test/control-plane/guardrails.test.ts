@@ -247,6 +247,31 @@ t.test('guardrails API', async (t) => {
       t.equal((await api('POST', `${BASE}/${g.id}/evaluate`, { stage: 'input' })).json.error.metadata.field, 'text');
     });
 
+    await t.test('rules the engine no longer accepts are refused by the dry run and by a revert, never run', async (t) => {
+      // Simulates rules saved under an older engine: written behind the API's back.
+      const g = (await api('POST', BASE, { name: 'Legacy', rules: [KEYWORD] })).json;
+      const legacy = JSON.stringify([{ type: 'telepathy', stage: 'input', action: 'block' }]);
+      await sys.cp.deps.pool.query('UPDATE guardrails SET rules = $2 WHERE id = $1', [g.id, legacy]);
+      await sys.cp.deps.pool.query('UPDATE guardrail_versions SET rules = $2 WHERE guardrail_id = $1', [g.id, legacy]);
+      const dry = await api('POST', `${BASE}/${g.id}/evaluate`, { text: 'falcon', stage: 'input' });
+      t.equal(dry.status, 400);
+      t.match(dry.json.error.message, /^rules: the stored rules no longer validate: .*rules\[0\]\.type/);
+      const back = await api('POST', `${BASE}/${g.id}/revert`, { to_version: 1 });
+      t.equal(back.status, 400);
+      t.equal(back.json.error.metadata.field, 'to_version');
+      t.equal((await api('GET', `${BASE}/${g.id}/history`)).json.data.length, 1, 'no version appended');
+      await api('PUT', `${BASE}/${g.id}`, { rules: [KEYWORD] });
+    });
+
+    await t.test('openapi documents every guardrail route', async (t) => {
+      const doc = (await sys.call('cp', 'GET', '/api/openapi.json')).json;
+      for (const [path, method] of [
+        ['/api/guardrail', 'post'], ['/api/guardrail', 'get'], ['/api/guardrail/{id}', 'get'], ['/api/guardrail/{id}', 'put'], ['/api/guardrail/{id}', 'delete'],
+        ['/api/guardrail/{id}/evaluate', 'post'], ['/api/guardrail/{id}/history', 'get'], ['/api/guardrail/{id}/history/diff', 'get'],
+        ['/api/guardrail/{id}/history/{version}', 'get'], ['/api/guardrail/{id}/revert', 'post'],
+      ] as const) t.ok(doc.paths[path]?.[method], `${method} ${path}`);
+    });
+
     await t.test('the bundle carries live, enabled guardrails; disabling and deleting remove them', async (t) => {
       const g = (await api('POST', BASE, { name: 'Bundled', is_default: true, rules: [KEYWORD] })).json;
       const has = () => bundleGuardrails(sys).find((x) => x.id === g.id);

@@ -5,7 +5,7 @@
 // transaction, so history and bundle never disagree with the live record.
 import { isDeepStrictEqual } from 'node:util';
 import { AppError } from '@agentwall/shared/errors';
-import { compileGuardrails, evaluate, validateRules, type Stage } from '@agentwall/shared/guardrails/index';
+import { compileGuardrails, evaluate, GuardrailCompileError, validateRules, type CompiledGuardrails, type Stage } from '@agentwall/shared/guardrails/index';
 import type { Deps } from '../deps.js';
 import { withTransaction, type PoolClient } from '../db/pool.js';
 import { bumpRevision } from '../db/queries/workspaces.js';
@@ -220,7 +220,14 @@ export async function diff(deps: Deps, workspaceId: number, id: number, from: nu
 export async function dryRun(deps: Deps, workspaceId: number, id: number, text: string, stage: Stage) {
   const row = await findGuardrail(deps.pool, workspaceId, id);
   if (!row) throw notFound();
-  const compiled = compileGuardrails([{ id: String(row.id), name: row.name, rules: row.rules }]);
+  let compiled: CompiledGuardrails;
+  try {
+    compiled = compileGuardrails([{ id: String(row.id), name: row.name, rules: row.rules }]);
+  } catch (err) {
+    // Rules saved under an older engine that it no longer accepts: say so, as the sidecar would refuse them too.
+    if (err instanceof GuardrailCompileError) throw new AppError('invalid_request', `rules: the stored rules no longer validate: ${err.errors.join('; ')}`, { metadata: { field: 'rules' }, cause: err });
+    throw err;
+  }
   const result = evaluate(compiled, text, stage);
   const notes = compiled.asyncRules[stage].map((r) => `rule ${r.rule_id} (${r.rule.type}) was not evaluated: the dry run does not call a model`);
   return {
