@@ -50,7 +50,7 @@ export interface System {
   call(target: 'cp' | 'sidecar', method: string, path: string, opts?: Parameters<typeof http>[3]): Promise<HttpResult>;
 }
 
-export async function startSystem(t: T, serverUrl: string, opts: { adminPassword?: string; sidecar?: boolean } = {}): Promise<System> {
+export async function startSystem(t: T, serverUrl: string, opts: { adminPassword?: string; env?: Record<string, string> } = {}): Promise<System> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'agentwall-sys-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
   const dbUrl = await freshDatabase(t, serverUrl);
@@ -62,6 +62,7 @@ export async function startSystem(t: T, serverUrl: string, opts: { adminPassword
     AGENTWALL_LOG_LEVEL: 'debug',
     AGENTWALL_BUNDLE_WAIT_S: '30',
     AGENTWALL_MCP_CALL_TIMEOUT_MS: '2000',
+    ...(opts.env ?? {}),
   });
   const logs: string[] = [];
   const destination = { write: (line: string) => void logs.push(line) };
