@@ -1,6 +1,7 @@
 // Verdict-engine cost per tool call: a ~2 KB argument object against 20
 // rules (detectors and args_match mixed), timed call by call after warm-up.
 // Target: p99 under 50 µs. Run: npx tsx bench/firewall-engine.ts
+import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { compileFirewall, createFirewallState, evaluateCall, type FirewallCall } from '../proxy/src/firewall/engine.js';
 
@@ -61,6 +62,9 @@ const BODY = [
   'src/index.ts(12,3): warning: unused import (kept for the plugin API)',
   'copied 42 assets to dist/assets in 180 ms; cache hit ratio 0.00 (expected > 0.90)',
   'Please tell us if you need the full log or a minimal reproduction repository.',
+  'Workaround for now: disable the shared cache with AGENTWALL_CACHE=off, which doubles the build time',
+  'but keeps the output correct. A colleague saw the same on macOS with a local cache, so it may not be',
+  'about the network share at all; we will try to narrow it down this week.',
 ].join('\n');
 
 export const ARGS = {
@@ -77,8 +81,12 @@ export const ARGS = {
 
 export interface BenchRow {
   name: string;
+  /** Wall clock per call. */
   p50_us: number;
   p99_us: number;
+  /** CPU time per call (process.cpuUsage, ~0.5 µs of its own cost): unaffected by other processes taking the core. */
+  cpu_p50_us: number;
+  cpu_p99_us: number;
 }
 
 function measure(name: string, call: FirewallCall, expect: string): BenchRow {
@@ -88,15 +96,20 @@ function measure(name: string, call: FirewallCall, expect: string): BenchRow {
   const first = evaluateCall(fw, call, state);
   if (first.verdict !== expect) throw new Error(`${name}: expected ${expect}, got ${JSON.stringify(first)}`);
   for (let i = 0; i < WARMUP; i++) evaluateCall(fw, call, state);
-  const samples = new Float64Array(CALLS);
+  const wall = new Float64Array(CALLS);
+  const cpu = new Float64Array(CALLS);
   for (let i = 0; i < CALLS; i++) {
+    const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     evaluateCall(fw, call, state);
-    samples[i] = Number(process.hrtime.bigint() - t0) / 1000;
+    wall[i] = Number(process.hrtime.bigint() - t0) / 1000;
+    const c1 = process.cpuUsage(c0);
+    cpu[i] = c1.user + c1.system;
   }
-  samples.sort();
-  const at = (q: number): number => Math.round((samples[Math.min(CALLS - 1, Math.floor(q * CALLS))] ?? 0) * 10) / 10;
-  return { name, p50_us: at(0.5), p99_us: at(0.99) };
+  wall.sort();
+  cpu.sort();
+  const at = (a: Float64Array, q: number): number => Math.round((a[Math.min(CALLS - 1, Math.floor(q * CALLS))] ?? 0) * 10) / 10;
+  return { name, p50_us: at(wall, 0.5), p99_us: at(wall, 0.99), cpu_p50_us: at(cpu, 0.5), cpu_p99_us: at(cpu, 0.99) };
 }
 
 export async function runFirewallBench(): Promise<BenchRow[]> {
@@ -114,7 +127,7 @@ export async function runFirewallBench(): Promise<BenchRow[]> {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const rows = await runFirewallBench();
-  console.log(`firewall verdict engine, ${CALLS} calls per row after ${WARMUP} warm-up calls`);
+  console.log(`firewall verdict engine, ${CALLS} calls per row after ${WARMUP} warm-up calls; load average ${os.loadavg()[0]?.toFixed(1)} on ${os.availableParallelism()} CPUs`);
   console.table(rows);
   const main = rows[0];
   if (main && main.p99_us >= 50) {

@@ -9,6 +9,7 @@ import { compileFirewall, createFirewallState, evaluateCall, type CompiledFirewa
 import type { Snapshot } from '../sync/snapshot.js';
 import type { Spool } from '../spool/spool.js';
 import type { ControlPlaneClient } from '../control-plane-client.js';
+import type { CompiledEgress } from './detectors/egress.js';
 
 export type Surface = 'mcp' | 'response' | 'inbound' | 'egress';
 
@@ -29,6 +30,8 @@ export type Outcome =
 
 export interface FirewallRuntime {
   judge(call: JudgedCall): Promise<Outcome>;
+  /** The egress lists in force (for connect-time address checks). */
+  egress(): CompiledEgress | undefined;
   onSnapshot(s: Snapshot): void;
 }
 
@@ -69,6 +72,7 @@ export function createFirewallRuntime(opts: { log: Logger; spool: Spool; cp: Con
   }
 
   const runtime: FirewallRuntime = {
+    egress: () => compiled.egress,
     onSnapshot(s) {
       compiled = compileFirewall(s.bundle['firewall']);
       if (!compiled.ok) opts.log.error({ errors: compiled.errors.slice(0, 5) }, 'firewall section invalid; denying every call until a valid bundle arrives');

@@ -46,17 +46,17 @@ export function canonical(s: string): string {
   return /[^\x00-\x7f]/.test(s) ? s.normalize('NFKC').replace(ZERO_WIDTH, '') : s;
 }
 
-/** Decoded readings of `s`, not including `s` itself. */
-// One pass decides whether any decoder applies; most strings need none.
-const ANY_ENCODING = /%[0-9a-f]{2}|\\(?:x[0-9a-f]{2}|u[0-9a-f]{4}|[0-7]{3})|base64|openssl|xxd/i;
+// Cheap checks decide whether any decoder applies; most strings need none.
+const ANY_WORD = /base64|openssl|xxd/i;
 
+/** Decoded readings of `s`, not including `s` itself. */
 export function decodedReadings(s: string): string[] {
   const out: string[] = [];
   if (s.length >= 12 && s.length <= 65536 && s.length % 4 !== 1 && B64_WHOLE.test(s)) {
     const d = b64(s);
     if (d) out.push(d);
   }
-  if (!ANY_ENCODING.test(s)) return out;
+  if (!(s.includes('%') || s.includes('\\') || ANY_WORD.test(s))) return out;
   if (PERCENT.test(s)) {
     const d = percentDecode(s);
     out.push(d);

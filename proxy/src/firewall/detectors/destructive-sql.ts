@@ -48,19 +48,31 @@ const beforeQuote = (s: string): string => s.split(/['"\x60)\\]/)[0] ?? '';
 
 // Keyword pairs every pattern needs, checked with indexOf before any
 // regex runs: most text mentions "update" or "delete" without "set"/"from".
+const KEYWORDS = /drop|truncate|delete|update|flush|\.remove\(/g;
+
+// One regex pass lists the keywords present; only then are the words each
+// statement also needs looked for. Most text has no keyword at all.
 function gates(l: string): { drop: boolean; truncate: boolean; del: boolean; upd: boolean; alter: boolean; nosql: boolean } | undefined {
-  if (!GATE.test(l)) return undefined;
-  const hasDrop = l.includes('drop');
+  let drop = false, truncate = false, del = false, upd = false, flush = false;
+  KEYWORDS.lastIndex = 0;
+  for (let m = KEYWORDS.exec(l); m; m = KEYWORDS.exec(l)) {
+    const k = m[0];
+    if (k === 'drop') drop = true;
+    else if (k === 'truncate') truncate = true;
+    else if (k === 'delete') del = true;
+    else if (k === 'update') upd = true;
+    else flush = true;
+  }
+  if (!(drop || truncate || del || upd || flush)) return undefined;
   return {
-    drop: hasDrop && (l.includes('table') || l.includes('database') || l.includes('schema') || l.includes('keyspace')),
-    truncate: l.includes('truncate'),
-    del: l.includes('delete') && /\bfrom\b/.test(l),
-    upd: l.includes('update') && /\bset\b/.test(l),
-    alter: hasDrop && l.includes('alter'),
-    nosql: l.includes('flush') || (hasDrop && l.includes('(')) || l.includes('deletemany') || l.includes('.remove('),
+    drop: drop && (l.includes('table') || l.includes('database') || l.includes('schema') || l.includes('keyspace')),
+    truncate,
+    del: del && /\bfrom\b/.test(l),
+    upd: upd && /\bset\b/.test(l),
+    alter: drop && l.includes('alter'),
+    nosql: flush || (drop && l.includes('(')) || (del && l.includes('deletemany')),
   };
 }
-const GATE = /drop|truncate|delete|update|flush|\.remove\(/;
 
 /** `raw` must already be lower-cased. */
 export function checkSql(raw: string): Finding[] {

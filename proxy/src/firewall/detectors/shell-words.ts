@@ -19,14 +19,12 @@ const BRACE_LIST = /\{([^{}\s]*,[^{}\s]*)\}/g;
 const ANSI_C = /\$'((?:[^'\\]|\\.)*)'/g;
 const DOCKER_EXEC_OPTS = new Set(['-u', '--user', '-w', '--workdir', '-e', '--env', '--env-file']);
 
-const SHELL_SPECIAL = /[\\$`{]/;
-
 /** The text as the shell sees it before word splitting. */
 export function normaliseShell(s: string): string {
   // Each rewrite is skipped when its trigger character is absent: this runs
   // over every string of every call.
   let t = s;
-  if (!SHELL_SPECIAL.test(t)) return t.replace(/['"]/g, '').replace(/[\t\r\v\f[\],]/g, ' ');
+  if (!(t.includes('\\') || t.includes('$') || t.includes('`') || t.includes('{'))) return t.replace(/['"]/g, '').replace(/[\t\r\v\f[\],]/g, ' ');
   if (t.includes('\\')) t = t.replace(/\\\r?\n/g, '');
   if (t.includes("$'")) t = t.replace(ANSI_C, (_m, body: string) => body);
   if (t.includes('$')) t = t.replace(IFS, ' ').replace(EMPTY_EXPANSIONS, '');

@@ -14,6 +14,7 @@ import { authenticateRelayKey } from '../../auth.js';
 import type { Snapshot } from '../../sync/snapshot.js';
 import type { FirewallRuntime } from '../runtime.js';
 import { createPinnedLookup, resolveAndCheck } from '../dns.js';
+import { egressAllowsAddress } from '../detectors/egress.js';
 
 function proxyKey(req: http.IncomingMessage): string | undefined {
   const h = req.headers['proxy-authorization'];
@@ -48,11 +49,18 @@ export function createEgressProxy(opts: { log: Logger; snapshot: () => Snapshot 
       throw new AppError('firewall_blocked', out.message, { metadata: { reason_code: v.reason_code ?? 'rule_match', risk_score: v.risk_score, factors: v.factors, policy_id: v.policy_id ?? null, rule_id: v.rule_id ?? null, tool_name: host } });
     }
     if (out.action === 'pending') throw new AppError('firewall_approval_pending', out.message, { metadata: { ...out.approval, tool_name: host } });
+    void port;
+    const eg = opts.runtime.egress();
     const checked = await resolveAndCheck(host);
     if (!checked.ok) {
+      // An internal address is reachable only when an allowlist names it by CIDR, explicitly.
+      const literal = net.isIP(host.replace(/^\[|\]$/g, '')) !== 0 ? host.replace(/^\[|\]$/g, '') : undefined;
+      if (literal && eg?.mode === 'allowlist' && egressAllowsAddress(eg, literal)) return { address: literal, family: net.isIP(literal) === 6 ? 6 : 4 };
       throw new AppError('firewall_blocked', `firewall deny: ssrf: ${checked.detail}`, { metadata: { reason_code: 'ssrf', risk_score: 1, factors: [checked.reason], policy_id: null, rule_id: null, tool_name: host } });
     }
-    void port;
+    if (eg?.mode === 'denylist' && !egressAllowsAddress(eg, checked.address)) {
+      throw new AppError('firewall_blocked', `firewall deny: egress_denied: ${host} resolves into a denied range`, { metadata: { reason_code: 'egress_denied', risk_score: 0.8, factors: ['resolved_address_denied'], policy_id: null, rule_id: null, tool_name: host } });
+    }
     return checked;
   }
 
