@@ -46,17 +46,19 @@ export function canonical(s: string): string {
   return /[^\x00-\x7f]/.test(s) ? s.normalize('NFKC').replace(ZERO_WIDTH, '') : s;
 }
 
-// Cheap checks decide whether any decoder applies; most strings need none.
-const ANY_WORD = /base64|openssl|xxd/i;
+/** A whole string that is base64 of printable text, decoded. */
+export function wholeBase64(s: string): string | undefined {
+  return s.length >= 12 && s.length <= 65536 && s.length % 4 !== 1 && B64_WHOLE.test(s) ? b64(s) : undefined;
+}
 
-/** Decoded readings of `s`, not including `s` itself. */
-export function decodedReadings(s: string): string[] {
+/** Decoded readings of `s`, not including `s` itself; `lower` is `s` lower-cased (for cheap gating). */
+export function decodedReadings(s: string, lower: string): string[] {
   const out: string[] = [];
-  if (s.length >= 12 && s.length <= 65536 && s.length % 4 !== 1 && B64_WHOLE.test(s)) {
-    const d = b64(s);
-    if (d) out.push(d);
-  }
-  if (!(s.includes('%') || s.includes('\\') || ANY_WORD.test(s))) return out;
+  const whole = wholeBase64(s);
+  if (whole) out.push(whole);
+  // includes() checks decide whether any decoder applies; most strings need none.
+  const steps = lower.includes('base64') || lower.includes('openssl') || lower.includes('xxd');
+  if (!(s.includes('%') || s.includes('\\') || steps)) return out;
   if (PERCENT.test(s)) {
     const d = percentDecode(s);
     out.push(d);
@@ -64,13 +66,13 @@ export function decodedReadings(s: string): string[] {
   }
   if (ESCAPES.test(s)) out.push(unescapeBackslashes(s));
   if (s.length <= 65536) {
-    if (B64_STEP.test(s)) {
+    if (steps && B64_STEP.test(s)) {
       for (const m of s.matchAll(B64_TOKEN)) {
         const d = b64(m[0]);
         if (d) out.push(d);
       }
     }
-    if (HEX_STEP.test(s)) {
+    if (steps && HEX_STEP.test(s)) {
       for (const m of s.matchAll(HEX_TOKEN)) {
         const d = Buffer.from(m[0], 'hex').toString('latin1');
         if (printable(d)) out.push(d);

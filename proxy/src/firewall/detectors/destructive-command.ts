@@ -8,7 +8,7 @@
 // harmless call spells a destructive command in capitals.
 import type { StringLeaf } from '../args.js';
 import type { DetectorResult } from './ssrf.js';
-import { canonical, decodedReadings } from './decode.js';
+import { canonical, decodedReadings, wholeBase64 } from './decode.js';
 import { checkCommands, checkText, JUDGED_NAMES, type Finding } from './destructive-shell.js';
 import { checkSql } from './destructive-sql.js';
 import { normaliseShell, splitCommands } from './shell-words.js';
@@ -23,10 +23,13 @@ const MAX_DEPTH = 3;
 const ONE_WORD = /^[A-Za-z0-9_.@/:=-]*$/;
 const ONE_WORD_WIPE = /^(?:flushall|flushdb)$|dropdatabase\(/i;
 
+const decoded = (f: Finding): Finding => (f.factor.startsWith('decoded:') ? f : { factor: `decoded:${f.factor}`, risk: f.risk });
+
 function analyse(s: string, depth: number): Finding[] {
   if (ONE_WORD.test(s)) {
     const out: Finding[] = ONE_WORD_WIPE.test(s) ? [{ factor: 'nosql_wipe', risk: 0.9 }] : [];
-    if (depth < MAX_DEPTH) for (const d of decodedReadings(s)) for (const f of analyse(d, depth + 1)) out.push({ factor: f.factor.startsWith('decoded:') ? f.factor : `decoded:${f.factor}`, risk: f.risk });
+    const d = depth < MAX_DEPTH ? wholeBase64(s) : undefined;
+    if (d) for (const f of analyse(d, depth + 1)) out.push(decoded(f));
     return out;
   }
   const text = canonical(s);
@@ -39,9 +42,7 @@ function analyse(s: string, depth: number): Finding[] {
   for (const f of checkSql(lower)) out.push(f);
   if (depth < MAX_DEPTH) {
     for (const t of fed) for (const f of analyse(t, depth + 1)) out.push(f);
-    for (const d of decodedReadings(text)) {
-      for (const f of analyse(d, depth + 1)) out.push({ factor: f.factor.startsWith('decoded:') ? f.factor : `decoded:${f.factor}`, risk: f.risk });
-    }
+    for (const d of decodedReadings(text, lower)) for (const f of analyse(d, depth + 1)) out.push(decoded(f));
   }
   return out;
 }

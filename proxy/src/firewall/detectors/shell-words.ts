@@ -109,6 +109,18 @@ export function unwrap(words: string[]): string[] {
 
 const RUNS_OTHERS = ['kubectl', 'oc', 'docker', 'podman'];
 const escapeRe = (w: string): string => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+// "a(?:ws|z)|b(?:ash|uiltin)|…": grouping by first letter lets the regex
+// engine reject a position on one character instead of trying every word.
+function factored(words: string[]): string {
+  const groups = new Map<string, string[]>();
+  for (const w of words) {
+    const g = groups.get(w[0] as string) ?? [];
+    g.push(w.slice(1));
+    groups.set(w[0] as string, g);
+  }
+  return [...groups].map(([c, rest]) => `${escapeRe(c)}(?:${rest.sort((a, b) => b.length - a.length).map(escapeRe).join('|')})`).join('|');
+}
+
 const splitters = new Map<readonly string[], { first: RegExp; rest: RegExp }>();
 
 // One regex pass finds only the commands worth reading: a judged program,
@@ -119,7 +131,7 @@ const splitters = new Map<readonly string[], { first: RegExp; rest: RegExp }>();
 function commandStarts(names: readonly string[]): { first: RegExp; rest: RegExp } {
   let re = splitters.get(names);
   if (!re) {
-    const words = [...names, ...WRAPPERS, ...SHELLS, ...RUNS_OTHERS].map(escapeRe).join('|');
+    const words = factored([...new Set([...names, ...WRAPPERS, ...SHELLS, ...RUNS_OTHERS])]);
     const body = String.raw`( *)(?:[^\s;&|\n\x60()/]*/)*(?:${words}|mkfs[\w.]*|[a-z_][a-z0-9_]*=\S*)(?=[ ;&|\n\x60()]|$)`;
     re = { first: new RegExp(body, 'y'), rest: new RegExp(String.raw`[;&|\n\x60()]${body}`, 'g') };
     splitters.set(names, re);

@@ -21,9 +21,9 @@ const URL_KEYS = new Set([
   'domain', 'origin', 'proxy', 'webhook', 'callback', 'redirect', 'redirect_uri', 'location', 'ip',
   'base_url', 'baseurl', 'api_url', 'src', 'dest', 'destination', 'remote', 'upstream', 'connect',
 ]);
-const URL_KEY_SUFFIX = /(?:_url|url|_uri|_host|_endpoint|_addr|_address)$/;
+const URL_KEY_SUFFIXES = ['url', '_uri', '_host', '_endpoint', '_addr', '_address'];
 export const isUrlKey = (key: string | undefined): boolean =>
-  key !== undefined && (URL_KEYS.has(key) || URL_KEY_SUFFIX.test(key));
+  key !== undefined && (URL_KEYS.has(key) || URL_KEY_SUFFIXES.some((x) => key.endsWith(x)));
 
 const BARE_HOST = /^(?:\[[0-9a-f:.%a-z]+\]|[^\s/@\\?#"'<>]+?)(?::\d{1,5})?$/i;
 const IDEOGRAPHIC_DOTS = /[\u3002\uff0e\uff61]/g;
