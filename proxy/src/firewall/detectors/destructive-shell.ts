@@ -205,6 +205,6 @@ export function checkText(norm: string, out: Finding[]): void {
     }
   }
   if (norm.includes('fork') && /\bfork\s+while\s+fork\b|while\s*(?:true|1)\s*:?\s*os\.fork\(\)/i.test(norm)) out.push(hit('fork_bomb', 0.9));
-  if (norm.includes('>') && REDIRECT_TO_DEVICE.test(norm)) out.push(hit('overwrite_device_or_system_file', 1));
+  if (norm.includes('>') && (norm.includes('/dev/') || norm.includes('/etc/') || norm.includes('/boot/')) && REDIRECT_TO_DEVICE.test(norm)) out.push(hit('overwrite_device_or_system_file', 1));
   if (norm.includes('tee') && /\btee\s+(?:-a\s+)?\/dev\/(?:sd|hd|vd|xvd|nvme|mmcblk|disk)/.test(norm)) out.push(hit('overwrite_device_or_system_file', 1));
 }

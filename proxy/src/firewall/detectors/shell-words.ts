@@ -125,14 +125,15 @@ const splitters = new Map<readonly string[], { first: RegExp; rest: RegExp }>();
 
 // One regex pass finds only the commands worth reading: a judged program,
 // a wrapper, a shell or an assignment, at the start of the text or after a
-// separator (; & | newline ` ( )), possibly behind a path (/usr/bin/rm).
+// separator (; & | newline ` ( )), possibly behind a path (/usr/bin/rm,
+// ./bin/rm, ~/bin/rm).
 // The start of text gets its own sticky regex so the main one begins with a
 // character class, which V8 scans for quickly.
 function commandStarts(names: readonly string[]): { first: RegExp; rest: RegExp } {
   let re = splitters.get(names);
   if (!re) {
     const words = factored([...new Set([...names, ...WRAPPERS, ...SHELLS, ...RUNS_OTHERS])]);
-    const body = String.raw`( *)(?:[^\s;&|\n\x60()/]*/)*(?:${words}|mkfs[\w.]*|[a-z_][a-z0-9_]*=\S*)(?=[ ;&|\n\x60()]|$)`;
+    const body = String.raw`( *)(?:[./~][^\s;&|\n\x60()]*/)?(?:${words}|mkfs[\w.]*|[a-z_][a-z0-9_]*=\S*)(?=[ ;&|\n\x60()]|$)`;
     re = { first: new RegExp(body, 'y'), rest: new RegExp(String.raw`[;&|\n\x60()]${body}`, 'g') };
     splitters.set(names, re);
   }
