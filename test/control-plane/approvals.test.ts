@@ -66,6 +66,8 @@ t.test('approvals, webhooks and callbacks', async (t) => {
       t.match(body.occurred_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/, 'RFC 3339 UTC with nanoseconds');
       t.same(body.data, { approval_id: a.id, tool_name: 'files.delete', request_id: 'req_1', conversation_id: 'conv_1', policy_id: 7, rule_id: 9 });
       t.notMatch(got.raw.toString('utf8'), /canary-argument-value|path/, 'no tool arguments anywhere');
+      // The attempt is recorded once the receiver's answer is back.
+      await until(async () => (await console_('GET', '/api/workspace/firewall/webhook_deliveries')).json.data.length > 0, 5000, 'delivery recorded');
       const deliveries = await console_('GET', '/api/workspace/firewall/webhook_deliveries');
       t.match(deliveries.json.data[0], { approval_id: a.id, attempt: 1, status_code: 200, error: null });
     });
