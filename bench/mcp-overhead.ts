@@ -18,6 +18,11 @@ import { createLogger } from '@agentwall/shared/log';
 import { startControlPlane } from '@agentwall/control-plane/main';
 import { startSidecar } from '@agentwall/proxy/main';
 import { isMain, summarize } from './lib.js';
+import { setMaxListeners } from 'node:events';
+
+// The SDK client's global-fetch transport adds a listener per request to one
+// long-lived abort signal (freed only by GC): silence the warning, not a leak in the sidecar.
+setMaxListeners(0);
 
 /** A stateful upstream: one SDK server per session, as real tool servers run. */
 async function startUpstream(): Promise<{ url: string; close: () => Promise<void> }> {
