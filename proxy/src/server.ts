@@ -13,7 +13,7 @@ import type { SidecarMetrics } from './metrics.js';
 import type { SecretOpener } from './secrets.js';
 import { SIDECAR_OPENAPI } from './openapi.js';
 import type { Gateway } from './mcp/gateway.js';
-import { readBody } from './body.js';
+import { readBody } from '@agentwall/shared/http-body';
 
 export interface SidecarDeps {
   log: Logger;

@@ -2,24 +2,15 @@
 // documented envelope; nothing is parsed past the limit.
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '@agentwall/shared/errors';
+import { BodyTooLargeError, readBody } from '@agentwall/shared/http-body';
 
 export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    throw new AppError('request_too_large', `Request body exceeds ${limit} bytes.`);
+  try {
+    return await readBody(req, limit);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw new AppError('request_too_large', err.message);
+    throw err;
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      req.resume();
-      throw new AppError('request_too_large', `Request body exceeds ${limit} bytes.`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 export function parseJson(raw: Buffer): unknown {

@@ -6,7 +6,7 @@ import { route, type RouteDef } from '../http/route.js';
 import { withTransaction } from '../db/pool.js';
 import { getApprovalSettings, listApprovals, listDeliveries, putApprovalSettings } from '../db/queries/approvals.js';
 import { callback, consume, createHold, decide, getApproval, pollApproval, viewApproval } from '../services/approvals.js';
-import { userOf, workspaceOf } from './util.js';
+import { gatewayWorkspace, userOf, workspaceOf } from './util.js';
 
 const Decision = z.object({ reason: z.string().max(2000).optional() }).strict();
 const Settings = z
@@ -38,10 +38,6 @@ function approvalId(params: Record<string, string>): string {
   return id;
 }
 
-function gatewayWorkspace(p: { kind: string; workspace_id?: number }): number {
-  if (p.kind !== 'gateway' || p.workspace_id === undefined) throw new Error('gateway route without gateway principal');
-  return p.workspace_id;
-}
 
 function checkWebhookUrl(url: string): void {
   let u: URL;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { route, type RouteDef } from '../http/route.js';
 import { insertAuditEvents, listAuditEvents } from '../db/queries/audit.js';
-import { workspaceOf } from './util.js';
+import { gatewayWorkspace, workspaceOf } from './util.js';
 
 const Query = z.object({
   kind: z.string().max(100).optional(),
@@ -34,7 +34,7 @@ export const auditRoutes: RouteDef[] = [
     method: 'post', path: '/api/v1/audit/events', tag: 'sidecar', summary: 'Sidecar: ship a batch of audit events (idempotent per event_id).',
     auth: 'gateway', body: Batch,
     handler: async ({ deps, principal, body }) => {
-      const ws = principal.kind === 'gateway' ? principal.workspace_id : 0;
+      const ws = gatewayWorkspace(principal);
       const inserted = await insertAuditEvents(deps.pool, ws, body.events.map((e) => ({ ...e, source: 'sidecar' as const })));
       return { body: { accepted: body.events.length, inserted } };
     },

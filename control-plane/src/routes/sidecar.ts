@@ -1,15 +1,12 @@
 import { z } from 'zod';
 import { route, type RouteDef } from '../http/route.js';
+import { gatewayWorkspace } from './util.js';
 import { SIDECAR_KEY_HEADER } from '@agentwall/shared/bundle';
 import { bundleEtag, parseSidecarKey, prepareBundle, signBundle } from '../services/bundle.js';
 import { currentRevision } from '../db/queries/workspaces.js';
 
 const ConfigQuery = z.object({ wait: z.coerce.number().int().min(0).max(60).optional() });
 
-function gatewayWorkspace(p: { kind: string; workspace_id?: number }): number {
-  if (p.kind !== 'gateway' || p.workspace_id === undefined) throw new Error('gateway route without gateway principal');
-  return p.workspace_id;
-}
 
 export const sidecarRoutes: RouteDef[] = [
   route({

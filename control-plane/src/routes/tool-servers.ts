@@ -3,7 +3,7 @@ import { AUTH_MODES } from '@agentwall/shared/mcp';
 import { AppError } from '@agentwall/shared/errors';
 import { route, type RouteDef } from '../http/route.js';
 import { createServer, getServer, listServers, pin, probe, removeServer, runtimeRegistry, updateServer } from '../services/tool-servers.js';
-import { workspaceOf } from './util.js';
+import { gatewayWorkspace, workspaceOf } from './util.js';
 
 const AuthJson = z.union([z.string().max(16_384), z.record(z.string(), z.unknown()), z.null()]);
 const Fields = {
@@ -23,10 +23,6 @@ function serverId(params: Record<string, string>): number {
   return Number(raw);
 }
 
-function gatewayWorkspace(p: { kind: string; workspace_id?: number }): number {
-  if (p.kind !== 'gateway' || p.workspace_id === undefined) throw new Error('gateway route without gateway principal');
-  return p.workspace_id;
-}
 
 const BASE = '/api/workspace/firewall/mcp_servers';
 

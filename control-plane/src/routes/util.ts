@@ -17,3 +17,9 @@ export function idParam(params: Record<string, string>, name = 'id', what = 'Rec
   if (!/^[1-9]\d{0,15}$/.test(raw)) throw new AppError('not_found', `${what} not found.`);
   return Number(raw);
 }
+
+/** The workspace of a gateway-key caller (routes declared with auth: 'gateway'). */
+export function gatewayWorkspace(p: Principal): number {
+  if (p.kind !== 'gateway') throw new Error('gateway route without a gateway principal');
+  return p.workspace_id;
+}

@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ToolDefinition } from '@agentwall/shared/mcp';
+import { listAllTools, scrubCredentials } from '@agentwall/shared/mcp-client';
 
 export interface ProbeResult {
   status: 'ok' | 'degraded' | 'down';
@@ -24,11 +25,7 @@ export interface ProbeOptions {
 }
 
 function scrub(text: string, secrets: string[]): string {
-  let out = text;
-  for (const s of secrets) if (s.length >= 4) out = out.split(s).join('****');
-  // Header values derived from the credential (e.g. base64 of basic auth) too.
-  out = out.replace(/(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 ****');
-  return out.length > 300 ? `${out.slice(0, 297)}...` : out;
+  return scrubCredentials(text, secrets, 300);
 }
 
 function httpStatusOf(err: unknown): number | undefined {
@@ -73,13 +70,7 @@ export async function probeServer(endpoint: string, opts: ProbeOptions): Promise
     return { status: 'down', detail: scrub(why, opts.secrets), tools: null, latency_ms: elapsed() };
   }
   try {
-    const tools: ToolDefinition[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
-      for (const t of page.tools) tools.push({ name: t.name, description: t.description, inputSchema: t.inputSchema });
-      cursor = page.nextCursor;
-    } while (cursor && tools.length < 10_000);
+    const tools = await listAllTools(client, timeoutMs);
     const ms = elapsed();
     if (ms > slowMs) return { status: 'degraded', detail: `slow: tools listed in ${ms} ms (> ${slowMs} ms)`, tools, latency_ms: ms };
     return { status: 'ok', detail: `${tools.length} tool(s) listed`, tools, latency_ms: ms };

@@ -8,6 +8,7 @@ import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelco
 import type { Logger } from 'pino';
 import type { BundleToolServer } from '@agentwall/shared/bundle';
 import { authHeaders, type ToolDefinition } from '@agentwall/shared/mcp';
+import { listAllTools, scrubCredentials } from '@agentwall/shared/mcp-client';
 import type { SecretOpener } from '../secrets.js';
 import { pooledFetch } from './fetch.js';
 
@@ -86,14 +87,7 @@ export function createUpstreamPool(opts: { secrets: SecretOpener; log: Logger; o
 
   async function listTools(server: BundleToolServer, timeoutMs: number): Promise<ToolDefinition[]> {
     const e = entryFor(server);
-    const client = await e.client;
-    const tools: ToolDefinition[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
-      for (const t of page.tools) tools.push({ name: t.name, description: t.description, inputSchema: t.inputSchema });
-      cursor = page.nextCursor;
-    } while (cursor && tools.length < 10_000);
+    const tools = await listAllTools(await e.client, timeoutMs);
     e.tools = tools;
     return tools;
   }
@@ -118,9 +112,7 @@ export function createUpstreamPool(opts: { secrets: SecretOpener; log: Logger; o
       }
     },
     scrub(server, text) {
-      let out = text;
-      for (const s of entries.get(server.id)?.secrets ?? []) out = out.split(s).join('****');
-      return out.replace(/(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 ****');
+      return scrubCredentials(text, entries.get(server.id)?.secrets ?? [], 2000);
     },
     async close() {
       const all = [...entries.values()];

@@ -1,11 +1,17 @@
 import type { IncomingMessage } from 'node:http';
 
-/** Reads a body up to `limit` bytes; rejects beyond it without buffering the rest. */
+export class BodyTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`Request body exceeds ${limit} bytes.`);
+  }
+}
+
+/** Reads a body up to `limit` bytes; beyond it rejects without buffering the rest. */
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
-    throw new Error('body too large');
+    throw new BodyTooLargeError(limit);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -13,7 +19,7 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
     size += chunk.length;
     if (size > limit) {
       req.resume();
-      throw new Error('body too large');
+      throw new BodyTooLargeError(limit);
     }
     chunks.push(chunk);
   }
