@@ -80,6 +80,19 @@ t.test('identity and credentials', async (t) => {
       t.notMatch((await sys.call('cp', 'GET', '/api/workspace/gateway_keys', { token: admin })).text, gk.json.key);
     });
 
+    await t.test('relay keys attach only live guardrails of their workspace', async (t) => {
+      const g = await sys.call('cp', 'POST', '/api/guardrail', { token: admin, body: { name: 'pii', rules: [{ id: 'e', type: 'pii', stage: 'both', action: 'mask', entities: { email: 'mask' } }] } });
+      t.equal(g.status, 201, g.text);
+      const ok = await sys.call('cp', 'POST', '/api/workspace/relay_keys', { token: admin, body: { name: 'guarded', guardrail_ids: [g.json.id] } });
+      t.equal(ok.status, 201);
+      t.same(ok.json.guardrail_ids, [g.json.id]);
+      const bad = await sys.call('cp', 'POST', '/api/workspace/relay_keys', { token: admin, body: { name: 'x', guardrail_ids: [g.json.id, 987654] } });
+      t.equal(bad.status, 400);
+      t.match(bad.json.error.message, /^guardrail_ids: no guardrail 987654/);
+      const upd = await sys.call('cp', 'PUT', `/api/workspace/relay_keys/${ok.json.id}`, { token: admin, body: { guardrail_ids: [424242] } });
+      t.equal(upd.status, 400);
+    });
+
     await t.test('access tokens work like sessions until revoked', async (t) => {
       const created = await sys.call('cp', 'POST', '/api/auth/tokens', { token: admin, body: { name: 'ci', expires_in_days: 1 } });
       t.equal(created.status, 201);

@@ -3,7 +3,8 @@ import { AppError } from '@agentwall/shared/errors';
 import { route, type RouteDef } from '../http/route.js';
 import { withTransaction } from '../db/pool.js';
 import { createGatewayKey, createRelayKey } from '../services/identity.js';
-import { findRelayKey, listGatewayKeys, listRelayKeys, revokeGatewayKey, revokeRelayKey, updateRelayKey, type RelayKeyRow } from '../db/queries/keys.js';
+import { findRelayKey, listGatewayKeys, listRelayKeys, revokeGatewayKey, revokeRelayKey, unknownGuardrailIds, updateRelayKey, type RelayKeyRow } from '../db/queries/keys.js';
+import type { Queryable } from '../db/pool.js';
 import { bumpRevision } from '../db/queries/workspaces.js';
 import { idParam, userOf, workspaceOf } from './util.js';
 
@@ -21,6 +22,12 @@ function partial<T extends Record<string, z.ZodType>>(shape: T): { [K in keyof T
   return Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v.optional()])) as { [K in keyof T]: z.ZodOptional<T[K]> };
 }
 
+/** Attached guardrails must be live guardrails of the same workspace. */
+async function checkGuardrails(db: Queryable, workspaceId: number, ids: number[] | undefined): Promise<void> {
+  const missing = await unknownGuardrailIds(db, workspaceId, ids ?? []);
+  if (missing.length > 0) throw new AppError('invalid_request', `guardrail_ids: no guardrail ${missing[0]} in this workspace`, { metadata: { field: 'guardrail_ids' } });
+}
+
 /** The stored hash never leaves the control plane except inside the signed bundle. */
 function present(k: RelayKeyRow) {
   const { key_hash: _hash, revoked_at: _revoked, ...rest } = k;
@@ -33,6 +40,7 @@ export const keyRoutes: RouteDef[] = [
     auth: 'session', role: 'developer', body: NewRelayKey,
     handler: async ({ deps, workspace, principal, body }) => {
       const ws = workspaceOf(workspace);
+      await checkGuardrails(deps.pool, ws.id, body.guardrail_ids);
       const { row, key } = await withTransaction(deps.pool, (db) =>
         createRelayKey(db, ws.id, userOf(principal).id, {
           name: body.name,
@@ -66,6 +74,7 @@ export const keyRoutes: RouteDef[] = [
       const ws = workspaceOf(workspace);
       const id = idParam(params, 'id', 'Relay key');
       const row = await withTransaction(deps.pool, async (db) => {
+        await checkGuardrails(db, ws.id, body.guardrail_ids);
         const updated = await updateRelayKey(db, ws.id, id, body);
         if (updated) await bumpRevision(db, ws.id);
         return updated;

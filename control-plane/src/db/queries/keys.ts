@@ -97,3 +97,11 @@ export async function findGatewayKey(db: Queryable, hash: string): Promise<{ id:
   const r = await db.query<{ id: number; workspace_id: number }>('SELECT id, workspace_id FROM gateway_keys WHERE key_hash = $1 AND revoked_at IS NULL', [hash]);
   return r.rows[0];
 }
+
+/** The ids among `ids` that are not live guardrails of the workspace. */
+export async function unknownGuardrailIds(db: Queryable, workspaceId: number, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const r = await db.query<{ id: number }>('SELECT id FROM guardrails WHERE workspace_id = $1 AND deleted_at IS NULL AND id = ANY($2::bigint[])', [workspaceId, ids]);
+  const known = new Set(r.rows.map((x) => x.id));
+  return ids.filter((id) => !known.has(id));
+}
