@@ -25,6 +25,18 @@ t.test('identity and credentials', async (t) => {
       t.equal(a.json.error.code, 'unauthorized');
     });
 
+    await t.test('denies password guessing: the 11th failure in a row answers 429 with Retry-After', async (t) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) {
+        statuses.push((await sys.call('cp', 'POST', '/api/auth/login', { body: { email: 'victim@example.com', password: `guess-${i}` } })).status);
+      }
+      t.same(statuses, [...Array(10).fill(401), 429]);
+      const r = await sys.call('cp', 'POST', '/api/auth/login', { body: { email: 'VICTIM@example.com', password: 'guess' } });
+      t.equal(r.status, 429, 'case-insensitive');
+      t.ok(Number(r.headers.get('retry-after')) > 0);
+      t.equal((await sys.call('cp', 'POST', '/api/auth/login', { body: { email: 'admin@localhost', password: sys.creds.admin_password } })).status, 200, 'other accounts unaffected');
+    });
+
     await t.test('denies a relay key on every /api route', async (t) => {
       for (const path of ['/api/workspaces', '/api/workspace/relay_keys', '/api/v1/sidecar/config']) {
         const r = await sys.call('cp', 'GET', path, { token: relay });
