@@ -172,6 +172,24 @@ t.test('firewall surfaces', async (t) => {
       req.end();
     });
     t.equal(blocked, 400, 'anything not on the allowlist is denied');
+    // CONNECT through the allowlist: a raw TCP tunnel to the same service.
+    const tunnel = await new Promise<string>((resolve) => {
+      const sock = net.connect(sys.sidecar.egressPort, '127.0.0.1', () => {
+        sock.write(`CONNECT 127.0.0.1:${tport} HTTP/1.1\r\nHost: 127.0.0.1:${tport}\r\nProxy-Authorization: Bearer ${sys.creds.relay_key}\r\n\r\n`);
+      });
+      let buf = '';
+      let sent = false;
+      sock.on('data', (d) => {
+        buf += d;
+        if (!sent && buf.includes('\r\n\r\n')) {
+          sent = true;
+          sock.write('GET / HTTP/1.1\r\nHost: inside\r\nConnection: close\r\n\r\n');
+        }
+      });
+      sock.on('close', () => resolve(buf));
+    });
+    t.match(tunnel, /^HTTP\/1\.1 200 Connection Established/);
+    t.match(tunnel, /hello from inside/);
     const changes = await api('GET', '/api/workspace/firewall/changes');
     t.ok(changes.json.data.some((c: { kind: string }) => c.kind === 'egress'), 'egress change logged');
   });

@@ -42,6 +42,19 @@ t.test('config bundle', async (t) => {
       t.ok(Date.now() - started >= 900, 'held for the wait');
     });
 
+    await t.test('a client that abandons a long-poll through the sidecar frees the control plane\'s waiter', async (t) => {
+      const first = await request(sys.sidecar.url, 'GET', '/api/v1/sidecar/config', { token: sys.creds.gateway_key });
+      const gauge = async () => Number(/agentwall_bundle_long_polls\{[^}]*\} (\d+)/.exec((await request(sys.cp.url, 'GET', '/metrics')).text)?.[1] ?? NaN);
+      const base = await gauge();
+      const abort = new AbortController();
+      const pending = fetch(`${sys.sidecar.url}/api/v1/sidecar/config?wait=30`, { headers: { authorization: `Bearer ${sys.creds.gateway_key}`, 'if-none-match': first.headers.get('etag')! }, signal: abort.signal }).catch(() => 'aborted');
+      await until(async () => (await gauge()) === base + 1, 3000, 'long-poll waiting at the control plane');
+      abort.abort();
+      t.equal(await pending, 'aborted');
+      await until(async () => (await gauge()) === base, 3000, 'waiter released');
+      t.pass('the forwarded request was cancelled upstream');
+    });
+
     await t.test('a relay key created through the console API authenticates at the sidecar in under 1 s', async (t) => {
       const started = performance.now();
       const created = await request(sys.cp.url, 'POST', '/api/workspace/relay_keys', { token: admin, body: { name: 'fresh' } });
