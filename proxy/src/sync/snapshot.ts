@@ -1,12 +1,22 @@
 // A verified bundle compiled into the lookups the hot path uses. Built once
 // per revision and swapped whole; never mutated after construction.
 import type { BundleRelayKey, ConfigBundle } from '@agentwall/shared/bundle';
+import { compileGuardrails, type CompiledGuardrails } from '@agentwall/shared/guardrails/index';
+
+export interface SnapshotGuardrail {
+  id: number;
+  name: string;
+  is_default: boolean;
+  compiled: CompiledGuardrails;
+}
 
 export interface Snapshot {
   workspaceId: number;
   revision: number;
   issuedAt: string;
   relayKeysByHash: ReadonlyMap<string, BundleRelayKey>;
+  /** Each live guardrail compiled once; a bundle whose guardrails do not compile is refused. */
+  guardrails: ReadonlyMap<number, SnapshotGuardrail>;
   bundle: Readonly<ConfigBundle>;
 }
 
@@ -26,5 +36,16 @@ export function compileSnapshot(payload: unknown): Snapshot {
     if (!isRecord(k) || typeof k['key_hash'] !== 'string' || typeof k['id'] !== 'number') throw new Error('bundle has a malformed relay key');
     relayKeysByHash.set(k['key_hash'], k as unknown as BundleRelayKey);
   }
-  return Object.freeze({ workspaceId: workspace_id, revision, issuedAt: issued_at, relayKeysByHash, bundle: Object.freeze(payload as ConfigBundle) });
+  const guardrails = new Map<number, SnapshotGuardrail>();
+  const section = payload['guardrails'];
+  if (section !== undefined) {
+    if (!Array.isArray(section)) throw new Error('bundle guardrails section is not a list');
+    for (const g of section) {
+      if (!isRecord(g) || typeof g['id'] !== 'number' || typeof g['name'] !== 'string') throw new Error('bundle has a malformed guardrail');
+      // Throws GuardrailCompileError on rules the engine refuses: the whole bundle is refused.
+      const compiled = compileGuardrails([{ id: String(g['id']), name: g['name'], rules: g['rules'] }]);
+      guardrails.set(g['id'], { id: g['id'], name: g['name'], is_default: g['is_default'] === true, compiled });
+    }
+  }
+  return Object.freeze({ workspaceId: workspace_id, revision, issuedAt: issued_at, relayKeysByHash, guardrails, bundle: Object.freeze(payload as ConfigBundle) });
 }

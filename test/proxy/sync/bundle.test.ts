@@ -9,6 +9,8 @@ import { createLogger } from '@agentwall/shared/log';
 import { encryptSecret } from '@agentwall/shared/crypto';
 import { createBundleSync } from '@agentwall/proxy/sync/bundle-client';
 import { createSecretOpener } from '@agentwall/proxy/secrets';
+import { compileSnapshot } from '@agentwall/proxy/sync/snapshot';
+import { evaluate } from '@agentwall/shared/guardrails/index';
 import { signBundle, parseSidecarKey } from '@agentwall/control-plane/services/bundle';
 import { eachDatabase } from '../../helpers/db.js';
 import { http as request, startSystem, until } from '../../helpers/system.js';
@@ -146,6 +148,17 @@ t.test('config bundle', async (t) => {
       await sync.stop();
       t.equal(sync.current(), before, 'the last good snapshot stays in force');
       t.equal(sync.current()?.relayKeysByHash.has('0'.repeat(64)), false);
+    });
+
+    await t.test('guardrails arrive compiled; a bundle whose guardrail rules do not compile is refused whole', async (t) => {
+      const g = await request(sys.cp.url, 'POST', '/api/guardrail', { token: admin, body: { name: 'mask emails', rules: [{ id: 'mail', type: 'pii', stage: 'both', action: 'mask', entities: { email: 'mask' } }] } });
+      t.equal(g.status, 201, g.text);
+      await until(() => sys.sidecar.deps.sync.current()!.guardrails.has(g.json.id), 3000, 'compiled guardrail in the snapshot');
+      const compiled = sys.sidecar.deps.sync.current()!.guardrails.get(g.json.id)!.compiled;
+      t.equal(evaluate(compiled, 'write to ann@example.com', 'input').masked_text, 'write to [REDACTED:EMAIL]');
+      const base = { workspace_id: 1, revision: 1, issued_at: new Date().toISOString(), relay_keys: [] };
+      t.throws(() => compileSnapshot({ ...base, guardrails: [{ id: 9, name: 'bad', is_default: false, rules: [{ id: 'r', type: 'regex', stage: 'input', action: 'block', pattern: '(a)\\1' }] }] }));
+      t.throws(() => compileSnapshot({ ...base, guardrails: 'nope' }));
     });
 
     await t.test('denies an older revision replayed after a newer one', async (t) => {
