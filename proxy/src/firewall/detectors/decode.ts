@@ -42,8 +42,10 @@ function b64(token: string): string | undefined {
 
 /** NFKC (fullwidth letters), zero-width characters removed. */
 export function canonical(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return /[^\x00-\x7f]/.test(s) ? s.normalize('NFKC').replace(ZERO_WIDTH, '') : s;
+  // Pure ASCII (/[^\x00-\x7f]/ finds nothing) iff its UTF-8 takes one byte a
+  // character: every other code unit, lone surrogates included, takes two or
+  // more. byteLength runs natively, far faster than a regex class scan.
+  return Buffer.byteLength(s, 'utf8') !== s.length ? s.normalize('NFKC').replace(ZERO_WIDTH, '') : s;
 }
 
 /** A whole string that is base64 of printable text, decoded. */

@@ -205,6 +205,10 @@ export function checkText(norm: string, out: Finding[]): void {
     }
   }
   if (norm.includes('fork') && /\bfork\s+while\s+fork\b|while\s*(?:true|1)\s*:?\s*os\.fork\(\)/i.test(norm)) out.push(hit('fork_bomb', 0.9));
-  if (norm.includes('>') && (norm.includes('/dev/') || norm.includes('/etc/') || norm.includes('/boot/')) && REDIRECT_TO_DEVICE.test(norm)) out.push(hit('overwrite_device_or_system_file', 1));
-  if (norm.includes('tee') && /\btee\s+(?:-a\s+)?\/dev\/(?:sd|hd|vd|xvd|nvme|mmcblk|disk)/.test(norm)) out.push(hit('overwrite_device_or_system_file', 1));
+  // Both remaining checks need a path; "/dev/" is looked for once, and before
+  // "tee", whose first letter is common in prose.
+  if (!norm.includes('/')) return;
+  const dev = norm.includes('/dev/');
+  if (norm.includes('>') && (dev || norm.includes('/etc/') || norm.includes('/boot/')) && REDIRECT_TO_DEVICE.test(norm)) out.push(hit('overwrite_device_or_system_file', 1));
+  if (dev && norm.includes('tee') && /\btee\s+(?:-a\s+)?\/dev\/(?:sd|hd|vd|xvd|nvme|mmcblk|disk)/.test(norm)) out.push(hit('overwrite_device_or_system_file', 1));
 }

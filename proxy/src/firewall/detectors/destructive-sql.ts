@@ -67,11 +67,21 @@ function gates(l: string): { drop: boolean; truncate: boolean; del: boolean; upd
   return {
     drop: drop && (l.includes('table') || l.includes('database') || l.includes('schema') || l.includes('keyspace')),
     truncate,
-    del: del && /\bfrom\b/.test(l),
-    upd: upd && /\bset\b/.test(l),
+    del: del && hasWord(l, 'from'),
+    upd: upd && hasWord(l, 'set'),
     alter: drop && l.includes('alter'),
     nosql: flush || (drop && l.includes('(')) || (del && l.includes('deletemany')),
   };
+}
+
+const isWordChar = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
+
+/** new RegExp(`\\b${word}\\b`).test(l) for a word of \w characters, by indexOf: a \b-led regex cannot skip ahead. */
+function hasWord(l: string, word: string): boolean {
+  for (let i = l.indexOf(word); i !== -1; i = l.indexOf(word, i + 1)) {
+    if ((i === 0 || !isWordChar(l.charCodeAt(i - 1))) && !isWordChar(l.charCodeAt(i + word.length))) return true;
+  }
+  return false;
 }
 
 /** `raw` must already be lower-cased. */

@@ -24,13 +24,29 @@ export function normaliseShell(s: string): string {
   // Each rewrite is skipped when its trigger character is absent: this runs
   // over every string of every call.
   let t = s;
-  if (!(t.includes('\\') || t.includes('$') || t.includes('`') || t.includes('{'))) return t.replace(/['"]/g, '').replace(/[\t\r\v\f[\],]/g, ' ');
+  if (!(t.includes('\\') || t.includes('$') || t.includes('`') || t.includes('{'))) return blanked(unquoted(t));
   if (t.includes('\\')) t = t.replace(/\\\r?\n/g, '');
   if (t.includes("$'")) t = t.replace(ANSI_C, (_m, body: string) => body);
   if (t.includes('$')) t = t.replace(IFS, ' ').replace(EMPTY_EXPANSIONS, '');
   else if (t.includes('``')) t = t.replace(/``/g, '');
   if (t.includes('{')) t = t.replace(BRACE_LIST, (_m, body: string) => body.replace(/,/g, ' '));
-  return t.replace(/['"\\]/g, '').replace(/[\t\r\v\f[\],]/g, ' ');
+  return blanked(unquoted(t).replaceAll('\\', ''));
+}
+
+// The character-class replaces /['"]/g → '' and /[\t\r\v\f[\],]/g → ' ',
+// one character at a time: includes() and replaceAll() with a string
+// pattern run natively, while a regex class scan costs ~1 ns a character.
+function unquoted(t: string): string {
+  let r = t;
+  if (r.includes("'")) r = r.replaceAll("'", '');
+  if (r.includes('"')) r = r.replaceAll('"', '');
+  return r;
+}
+const BLANKED = ['\t', '\r', '\v', '\f', '[', ']', ','];
+function blanked(t: string): string {
+  let r = t;
+  for (const ch of BLANKED) if (r.includes(ch)) r = r.replaceAll(ch, ' ');
+  return r;
 }
 
 const WRAPPERS = new Set(['sudo', 'doas', 'env', 'nohup', 'time', 'command', 'builtin', 'exec', 'nice', 'ionice', 'timeout', 'xargs', 'stdbuf', 'busybox', 'eval', 'watch', 'strace', 'chroot', 'ssh', 'su', 'nsenter', 'unbuffer', 'setsid', 'runuser', 'flock', '{', '!', 'then', 'do', 'else']);

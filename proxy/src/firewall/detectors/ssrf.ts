@@ -104,6 +104,14 @@ export function classifyAddress(address: string): HostClass | undefined {
   return dotted ? classifyV4(ipaddr.IPv4.parse(dotted)) : undefined;
 }
 
+// The ".name" suffixes, built once rather than per host.
+const ALWAYS_LOOPBACK_DOTTED = ALWAYS_LOOPBACK.map((d) => `.${d}`);
+const EMBEDDING_DNS_DOTTED = EMBEDDING_DNS.map((d) => `.${d}`);
+function hasSuffix(host: string, suffixes: readonly string[]): boolean {
+  for (const s of suffixes) if (host.endsWith(s)) return true;
+  return false;
+}
+
 const EMBEDDED_V4 = /(?:^|[.-])(\d{1,3})[.-](\d{1,3})[.-](\d{1,3})[.-](\d{1,3})(?:$|[.-])/;
 
 /** Classify a normalised host name or literal. */
@@ -114,10 +122,11 @@ export function classifyHost(host: string): HostClass {
   // what they mean (overflow, five parts), so treat them as internal.
   if (/^[0-9a-fx.]+$/i.test(host) && /\d/.test(host) && /^(0x|\d)/i.test(host)) return { internal: true, kind: 'ambiguous_ip', risk: RISK.internal };
   if (METADATA_NAMES.has(host)) return { internal: true, kind: 'metadata', risk: RISK.metadata };
-  if (LOCAL_NAMES.has(host) || LOCAL_SUFFIXES.some((s) => host.endsWith(s))) return { internal: true, kind: 'internal_name', risk: RISK.loopback };
-  for (const d of ALWAYS_LOOPBACK) if (host === d || host.endsWith(`.${d}`)) return { internal: true, kind: 'loopback', risk: RISK.loopback };
-  for (const d of EMBEDDING_DNS) {
-    if (!host.endsWith(`.${d}`)) continue;
+  if (LOCAL_NAMES.has(host) || hasSuffix(host, LOCAL_SUFFIXES)) return { internal: true, kind: 'internal_name', risk: RISK.loopback };
+  for (let i = 0; i < ALWAYS_LOOPBACK.length; i++) if (host === ALWAYS_LOOPBACK[i] || host.endsWith(ALWAYS_LOOPBACK_DOTTED[i] as string)) return { internal: true, kind: 'loopback', risk: RISK.loopback };
+  for (let i = 0; i < EMBEDDING_DNS.length; i++) {
+    const d = EMBEDDING_DNS[i] as string;
+    if (!host.endsWith(EMBEDDING_DNS_DOTTED[i] as string)) continue;
     const m = EMBEDDED_V4.exec(host.slice(0, -d.length - 1));
     if (m) {
       const c = classifyAddress(m.slice(1, 5).join('.'));

@@ -22,8 +22,12 @@ const URL_KEYS = new Set([
   'base_url', 'baseurl', 'api_url', 'src', 'dest', 'destination', 'remote', 'upstream', 'connect',
 ]);
 const URL_KEY_SUFFIXES = ['url', '_uri', '_host', '_endpoint', '_addr', '_address'];
-export const isUrlKey = (key: string | undefined): boolean =>
-  key !== undefined && (URL_KEYS.has(key) || URL_KEY_SUFFIXES.some((x) => key.endsWith(x)));
+export function isUrlKey(key: string | undefined): boolean {
+  if (key === undefined) return false;
+  if (URL_KEYS.has(key)) return true;
+  for (const x of URL_KEY_SUFFIXES) if (key.endsWith(x)) return true;
+  return false;
+}
 
 const BARE_HOST = /^(?:\[[0-9a-f:.%a-z]+\]|[^\s/@\\?#"'<>]+?)(?::\d{1,5})?$/i;
 const IDEOGRAPHIC_DOTS = /[\u3002\uff0e\uff61]/g;
@@ -75,17 +79,19 @@ export function urlCandidate(raw: string, fromField: boolean): UrlCandidate | un
     if (!BARE_HOST.test(raw) && !raw.startsWith('//')) return undefined;
     text = `http://${raw.replace(/^\/\//, '')}`;
   } else return undefined;
-  const hosts = new Set<string>();
+  let whatwg: string | undefined;
   let parsed = false;
   try {
     const u = new URL(text);
-    if (u.hostname) hosts.add(normaliseHost(u.hostname));
+    if (u.hostname) whatwg = normaliseHost(u.hostname);
     parsed = true;
   } catch {
     // Unparseable for WHATWG; the manual readings below still apply.
   }
   // Other parsers only disagree with WHATWG over userinfo and backslashes.
-  if (parsed && !text.includes('@') && !text.includes('\\')) return { raw, scheme, hosts: [...hosts], fromField };
+  if (parsed && !text.includes('@') && !text.includes('\\')) return { raw, scheme, hosts: whatwg === undefined ? [] : [whatwg], fromField };
+  const hosts = new Set<string>();
+  if (whatwg !== undefined) hosts.add(whatwg);
   const rest = text.slice(text.indexOf(':') + 1).replace(/^[/\\]+/, '');
   for (const stop of [/[/?#]/, /[/?#\\]/]) {
     const end = rest.search(stop);
