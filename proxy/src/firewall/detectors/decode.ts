@@ -34,7 +34,44 @@ export function unescapeBackslashes(s: string): string {
   );
 }
 
+// Base64 digit values; "-" and "_" (URL-safe) count as "+" and "/", as b64 reads them.
+const B64_VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 64; i++) B64_VALUE['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(i)] = i;
+B64_VALUE[0x2d] = 62;
+B64_VALUE[0x5f] = 63;
+
+/**
+ * printable() of the token's decoding, decoded here without allocating:
+ * Buffer.from costs about a microsecond even for a short token, and most
+ * candidates (identifiers such as "needs-triage") decode to binary noise.
+ * Same bytes as Buffer's decoder: each full 6-bit digit group, trailing
+ * "=" ignored, leftover bits of a partial group dropped.
+ */
+export function base64Printable(token: string): boolean {
+  let end = token.length;
+  while (end > 0 && token.charCodeAt(end - 1) === 0x3d) end--;
+  let ok = 0;
+  let n = 0;
+  let acc = 0;
+  let bits = 0;
+  for (let i = 0; i < end; i++) {
+    const ch = token.charCodeAt(i);
+    const v = ch < 128 ? (B64_VALUE[ch] as number) : -1;
+    if (v < 0) return true; // not a plain token: let the exact decode decide
+    acc = ((acc << 6) | v) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      const c = (acc >> bits) & 0xff;
+      n++;
+      if ((c >= 0x20 && c < 0x7f) || c === 0x0a || c === 0x09 || c === 0x0d) ok++;
+    }
+  }
+  return n > 0 && ok / n > 0.9;
+}
+
 function b64(token: string): string | undefined {
+  if (!base64Printable(token)) return undefined;
   const t = token.replace(/-/g, '+').replace(/_/g, '/');
   const d = Buffer.from(t, 'base64').toString('latin1');
   return printable(d) ? d : undefined;

@@ -22,9 +22,13 @@ const URL_KEYS = new Set([
   'base_url', 'baseurl', 'api_url', 'src', 'dest', 'destination', 'remote', 'upstream', 'connect',
 ]);
 const URL_KEY_SUFFIXES = ['url', '_uri', '_host', '_endpoint', '_addr', '_address'];
+if (URL_KEY_SUFFIXES.some((x) => !'lirst'.includes(x.slice(-1)))) throw new Error('isUrlKey: update the last-letter filter');
 export function isUrlKey(key: string | undefined): boolean {
   if (key === undefined) return false;
   if (URL_KEYS.has(key)) return true;
+  // Every suffix ends in one of "lirst": most keys are rejected on their last letter.
+  const last = key.charCodeAt(key.length - 1);
+  if (last !== 0x6c && last !== 0x69 && last !== 0x72 && last !== 0x73 && last !== 0x74) return false;
   for (const x of URL_KEY_SUFFIXES) if (key.endsWith(x)) return true;
   return false;
 }
