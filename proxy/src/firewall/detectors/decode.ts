@@ -96,7 +96,8 @@ export function decodedReadings(s: string, lower: string): string[] {
   const whole = wholeBase64(s);
   if (whole) out.push(whole);
   // includes() checks decide whether any decoder applies; most strings need none.
-  const steps = lower.includes('base64') || lower.includes('openssl') || lower.includes('xxd');
+  // "penssl" first: its first letter is rarer in prose than the "o" of "openssl".
+  const steps = lower.includes('base64') || lower.includes('xxd') || (lower.includes('penssl') && lower.includes('openssl'));
   if (!(s.includes('%') || s.includes('\\') || steps)) return out;
   if (PERCENT.test(s)) {
     const d = percentDecode(s);
