@@ -154,7 +154,7 @@ function commandStarts(names: readonly string[]): { first: RegExp; rest: RegExp 
   let re = splitters.get(names);
   if (!re) {
     const words = factored([...new Set([...names, ...WRAPPERS, ...SHELLS, ...RUNS_OTHERS])]);
-    const body = String.raw`( *)(?:[./~][^\s;&|\n\x60()]*/)?(?:${words}|mkfs[\w.]*|[a-z_][a-z0-9_]*=\S*)(?=[ ;&|\n\x60()]|$)`;
+    const body = String.raw`( *)(?:[./~][^\s;&|\n\x60()]*/)?(?:${words}|mkfs[\w.]*|[a-z_][a-z0-9_]*=[^\s;&|\n\x60()]*)(?=[ ;&|\n\x60()]|$)`;
     re = { first: new RegExp(body, 'y'), rest: new RegExp(String.raw`[;&|\n\x60()]${body}`, 'g') };
     splitters.set(names, re);
   }
