@@ -6,6 +6,7 @@ import type { InstanceKeys } from './services/instance-keys.js';
 import type { Metrics } from './metrics.js';
 import type { NotifyHub } from './services/notify.js';
 import type { Settings } from '@agentwall/shared/config';
+import type { LoginThrottle } from './services/login-throttle.js';
 
 /** Everything a route or service needs; built once by main.ts (or a test). */
 export interface Deps {
@@ -17,4 +18,5 @@ export interface Deps {
   revisions: RevisionHub;
   metrics: Metrics;
   settings: Settings;
+  loginThrottle: LoginThrottle;
 }

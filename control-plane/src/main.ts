@@ -18,6 +18,7 @@ import { createRevisionHub, REVISION_CHANNEL } from './services/revisions.js';
 import { createNotifyHub } from './services/notify.js';
 import { APPROVAL_CHANNEL } from './services/approvals.js';
 import { startJobs } from './jobs/index.js';
+import { createLoginThrottle } from './services/login-throttle.js';
 import { bootstrap, type BootstrapInfo } from './services/bootstrap.js';
 
 export interface ControlPlane {
@@ -52,7 +53,7 @@ export async function startControlPlane(
     const keys = await loadInstanceKeys(pool, ring);
     const notify = await createNotifyHub(pool, log, [REVISION_CHANNEL, APPROVAL_CHANNEL]);
     const revisions = createRevisionHub(notify, (ws) => currentRevision(pool, ws));
-    const deps: Deps = { pool, keyring: ring, log, keys, notify, revisions, metrics: createMetrics(), settings };
+    const deps: Deps = { pool, keyring: ring, log, keys, notify, revisions, metrics: createMetrics(), settings, loginThrottle: createLoginThrottle() };
     const jobs = startJobs(deps);
     const server = http.createServer(createApp(deps).callback());
     server.keepAliveTimeout = 65_000;

@@ -10,44 +10,15 @@ import { hashPassword, verifyPassword, DUMMY_HASH } from './passwords.js';
 import { issueSessionToken, type Role } from './auth.js';
 import { initWorkspaceFirewall } from './firewall.js';
 
-// Password guessing: after 10 failures for one email within 15 minutes this
-// replica answers 429 until the window passes (per process; a success clears it).
-const FAILS_ALLOWED = 10;
-const FAIL_WINDOW_MS = 15 * 60_000;
-const failures = new Map<string, { count: number; since: number }>();
-
-function throttle(email: string, now: number): void {
-  const f = failures.get(email);
-  if (!f) return;
-  if (now - f.since > FAIL_WINDOW_MS) {
-    failures.delete(email);
-    return;
-  }
-  if (f.count >= FAILS_ALLOWED) {
-    const retry = Math.ceil((f.since + FAIL_WINDOW_MS - now) / 1000);
-    throw new AppError('rate_limit_exceeded', 'Too many failed logins for this account; try again later.', { headers: { 'retry-after': String(retry) } });
-  }
-}
-
-function recordFailure(email: string, now: number): void {
-  const f = failures.get(email);
-  if (f && now - f.since <= FAIL_WINDOW_MS) f.count++;
-  else {
-    if (failures.size > 100_000) failures.clear();
-    failures.set(email, { count: 1, since: now });
-  }
-}
-
 export async function login(deps: Deps, email: string, password: string) {
-  const key = email.toLowerCase();
-  throttle(key, Date.now());
+  deps.loginThrottle.check(email);
   const user = await findUserByEmail(deps.pool, email);
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
   if (!user || !ok) {
-    recordFailure(key, Date.now());
+    deps.loginThrottle.fail(email);
     throw new AppError('unauthorized', 'Wrong email or password.');
   }
-  failures.delete(key);
+  deps.loginThrottle.succeed(email);
   const session = await issueSessionToken(deps, user.id);
   return { ...session, user: { id: user.id, email: user.email, is_admin: user.is_admin } };
 }
