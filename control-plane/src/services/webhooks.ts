@@ -13,11 +13,14 @@ export const PENDING_EVENT = 'firewall.approval.pending';
 const TIMEOUT_MS = 10_000;
 const BACKOFF_MS = [1_000, 5_000];
 
-let agent: Agent | undefined;
+// One keep-alive dispatcher per trust configuration (the extra CA file, if any).
+const dispatchers = new Map<string, Agent>();
 function dispatcher(deps: Deps): Agent {
+  const file = deps.settings.AGENTWALL_WEBHOOK_CA_FILE ?? '';
+  let agent = dispatchers.get(file);
   if (!agent) {
-    const file = deps.settings.AGENTWALL_WEBHOOK_CA_FILE;
     agent = new Agent({ connect: { ...(file ? { ca: readFileSync(file, 'utf8') } : {}), timeout: TIMEOUT_MS }, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
+    dispatchers.set(file, agent);
   }
   return agent;
 }
