@@ -38,7 +38,10 @@ export function createApp(deps: Deps): Koa {
     } finally {
       const routeName = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
       deps.metrics.requests.inc({ method: ctx.method, route: String(routeName), status: String(ctx.status) });
-      deps.metrics.duration.observe({ method: ctx.method, route: String(routeName) }, Number(process.hrtime.bigint() - started) / 1e9);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      deps.metrics.duration.observe({ method: ctx.method, route: String(routeName) }, seconds);
+      // Path without the query string: never a credential in an access line.
+      deps.log.debug({ method: ctx.method, path: safePath(ctx.url), status: ctx.status, ms: Math.round(seconds * 1000) }, 'request');
     }
   });
 

@@ -118,7 +118,9 @@ export function createSidecar(deps: SidecarDeps, routes: RelayRoute[] = RELAY_RO
     let routeLabel = 'unmatched';
     res.once('finish', () => {
       deps.metrics.requests.inc({ method: req.method ?? '', route: routeLabel, status: String(res.statusCode) });
-      deps.metrics.duration.observe({ method: req.method ?? '', route: routeLabel }, Number(process.hrtime.bigint() - started) / 1e9);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      deps.metrics.duration.observe({ method: req.method ?? '', route: routeLabel }, seconds);
+      deps.log.debug({ method: req.method, path, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
     });
     try {
       if (path === '/api' || path.startsWith('/api/')) {
