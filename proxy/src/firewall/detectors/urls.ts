@@ -74,6 +74,52 @@ function hostOfAuthority(authority: string): string {
   return colon === -1 || hp.indexOf(':') !== colon ? hp : hp.slice(0, colon);
 }
 
+// Schemes WHATWG calls special (file aside): their host goes through its
+// domain and IPv4 parsers.
+const SPECIAL_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp']);
+const isHostChar = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2d;
+const isHexDigit = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66);
+
+/**
+ * The host `new URL(text).hostname` gives, found without the parser, for the
+ * common shape `scheme://name.name/…` of a special scheme: the authority is
+ * one or more non-empty labels of lower-case letters, digits and hyphens,
+ * ended by "/", "?", "#" or the end. Then WHATWG's host is that text as it
+ * stands: nothing to decode or case-fold, no userinfo or port, no IDNA
+ * (no "xn--" label), and not an IPv4 address (the last label is neither all
+ * digits nor 0x-hex, WHATWG's "ends in a number"). Anything else, undefined:
+ * the parser decides.
+ */
+function plainSpecialHost(text: string, colon: number): string | undefined {
+  if (text.charCodeAt(colon + 1) !== 0x2f || text.charCodeAt(colon + 2) !== 0x2f) return undefined;
+  const start = colon + 3;
+  let label = start;
+  let i = start;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (isHostChar(c)) continue;
+    if (c === 0x2e) {
+      if (i === label) return undefined;
+      label = i + 1;
+      continue;
+    }
+    if (c === 0x2f || c === 0x3f || c === 0x23) break;
+    return undefined;
+  }
+  if (i === label) return undefined;
+  const host = text.slice(start, i);
+  if (host.startsWith('xn--') || host.includes('.xn--')) return undefined;
+  let digits = true;
+  for (let k = label; k < i && digits; k++) digits = text.charCodeAt(k) >= 0x30 && text.charCodeAt(k) <= 0x39;
+  if (digits) return undefined;
+  if (text.startsWith('0x', label)) {
+    let hex = true;
+    for (let k = label + 2; k < i && hex; k++) hex = isHexDigit(text.charCodeAt(k));
+    if (hex) return undefined;
+  }
+  return host;
+}
+
 export function urlCandidate(raw: string, fromField: boolean): UrlCandidate | undefined {
   const m = /^([a-z][a-z0-9+.-]{0,31}):/i.exec(raw);
   let text = raw;
@@ -83,6 +129,12 @@ export function urlCandidate(raw: string, fromField: boolean): UrlCandidate | un
     if (!BARE_HOST.test(raw) && !raw.startsWith('//')) return undefined;
     text = `http://${raw.replace(/^\/\//, '')}`;
   } else return undefined;
+  // Other parsers only disagree with WHATWG over userinfo and backslashes.
+  const plain = !text.includes('@') && !text.includes('\\');
+  if (plain && SPECIAL_SCHEMES.has(scheme === '' ? 'http' : scheme)) {
+    const host = plainSpecialHost(text, text.indexOf(':'));
+    if (host !== undefined) return { raw, scheme, hosts: [host], fromField };
+  }
   let whatwg: string | undefined;
   let parsed = false;
   try {
@@ -92,8 +144,7 @@ export function urlCandidate(raw: string, fromField: boolean): UrlCandidate | un
   } catch {
     // Unparseable for WHATWG; the manual readings below still apply.
   }
-  // Other parsers only disagree with WHATWG over userinfo and backslashes.
-  if (parsed && !text.includes('@') && !text.includes('\\')) return { raw, scheme, hosts: whatwg === undefined ? [] : [whatwg], fromField };
+  if (parsed && plain) return { raw, scheme, hosts: whatwg === undefined ? [] : [whatwg], fromField };
   const hosts = new Set<string>();
   if (whatwg !== undefined) hosts.add(whatwg);
   const rest = text.slice(text.indexOf(':') + 1).replace(/^[/\\]+/, '');

@@ -88,4 +88,8 @@ export const SSRF_ATTACKS: CorpusCase[] = [
   { name: 'URL in an object key', args: { headers: { 'http://127.0.0.1/': 'x' } } },
   url('backslash scheme separator', 'http:\\\\127.0.0.1\\admin'),
   url('single slash scheme separator', 'http:/127.0.0.1/admin'),
+  // Plain-looking hosts whose last label is a number: WHATWG reads them as IPv4.
+  url('websocket to a hex dword loopback', 'ws://0x7f000001/'),
+  url('ftp to a short-form private address', 'ftp://10.1/'),
+  { name: 'hex-spelled loopback in running text', args: { text: 'fetch https://0x7f.0x1/ then report' } },
 ];
