@@ -22,6 +22,27 @@ export interface CompiledRule {
   costCap: CostCapParams | undefined;
 }
 
+// Characters that are themselves in a pattern: printable ASCII other than
+// the RE2 metacharacters.
+const LITERAL = /^[A-Za-z0-9 _\-/:=,;'"@#%&~<>!`]$/;
+
+/**
+ * A prefix every match must start with, proven from the pattern's text:
+ * "^" then plain literal characters (case-sensitive: the pattern sets no
+ * flags), in a pattern without "|" anywhere (an alternative could drop the
+ * anchor). A literal followed by ?, * or { may be absent, so it is left out.
+ * re2js is slow even to reject; startsWith() rules most values out first.
+ */
+export function anchoredPrefix(pattern: string): string | undefined {
+  if (!pattern.startsWith('^') || pattern.includes('|')) return undefined;
+  let i = 1;
+  while (i < pattern.length && LITERAL.test(pattern[i] as string)) i++;
+  let end = i;
+  const next = pattern[i];
+  if (next === '?' || next === '*' || next === '{') end--;
+  return end > 1 ? pattern.slice(1, end) : undefined;
+}
+
 // Matchers look at scalar values only: an object at the path never matches,
 // so an allow rule cannot be widened by nesting.
 function compileMatcher(m: ArgsMatcher): CompiledRule['matchers'][number] {
@@ -30,6 +51,8 @@ function compileMatcher(m: ArgsMatcher): CompiledRule['matchers'][number] {
     typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
   if (m.regex !== undefined) {
     const re = RE2JS.compile(m.regex);
+    const prefix = anchoredPrefix(m.regex);
+    if (prefix) return { segments, test: (v) => { const s = scalar(v); return s !== undefined && s.startsWith(prefix) && re.test(s); } };
     return { segments, test: (v) => { const s = scalar(v); return s !== undefined && re.test(s); } };
   }
   if (m.contains !== undefined) {
