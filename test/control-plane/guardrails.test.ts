@@ -3,26 +3,12 @@
 // and the bundle section the sidecars receive.
 import t from 'tap';
 import { eachDatabase } from '../helpers/db.js';
-import { startSystem, until, type System } from '../helpers/system.js';
-import type { T } from '../helpers/tap.js';
+import { until, type System } from '../helpers/system.js';
+import { startConsole } from '../helpers/console.js';
 
 const BASE = '/api/guardrail';
-const PASSWORD = 'password-123';
 
-async function setup(t: T, server: string) {
-  const sys = await startSystem(t, server);
-  const admin = await sys.session();
-  // Always name the workspace: the admin later belongs to two.
-  const as = (token: string, ws = 1) => (method: string, path: string, body?: unknown) =>
-    sys.call('cp', method, path, { token, headers: { 'x-workspace-id': String(ws) }, ...(body === undefined ? {} : { body }) });
-  const api = as(admin);
-  const user = async (email: string, role: string): Promise<string> => {
-    await api('POST', '/api/admin/users', { email, password: PASSWORD });
-    await api('PUT', '/api/workspace/members', { email, role });
-    return (await sys.call('cp', 'POST', '/api/auth/login', { body: { email, password: PASSWORD } })).json.token as string;
-  };
-  return { sys, admin, as, api, user };
-}
+const setup = startConsole;
 
 function bundleGuardrails(sys: System): Array<{ id: number; name: string; is_default: boolean; rules: unknown[] }> {
   const section = sys.sidecar.deps.sync.current()?.bundle['guardrails'];

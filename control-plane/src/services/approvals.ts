@@ -26,16 +26,8 @@ function transition(a: ApprovalRow): Record<string, unknown> {
   return { approval_id: a.id, tool_name: a.tool_name, status: a.status, resolved_by: a.resolved_by, reason: a.reason, policy_id: a.policy_id, rule_id: a.rule_id, conversation_id: a.conversation_id };
 }
 
-export interface HoldInput {
-  surface: 'mcp' | 'response' | 'inbound' | 'egress';
-  tool_name: string;
-  args_hash: string | null;
-  request_id: string | null;
-  conversation_id: string | null;
-  policy_id: number | null;
-  rule_id: number | null;
-  relay_key_id: number | null;
-}
+/** What a sidecar sends to place a hold: the approval row's call fields. */
+export type HoldInput = Pick<ApprovalRow, 'surface' | 'tool_name' | 'args_hash' | 'request_id' | 'conversation_id' | 'policy_id' | 'rule_id' | 'relay_key_id'>;
 
 export async function createHold(deps: Deps, workspaceId: number, input: HoldInput): Promise<ApprovalRow> {
   const settings = await getApprovalSettings(deps.pool, workspaceId);
