@@ -104,9 +104,13 @@ export function compileFirewall(snapshot: unknown, options: { limits?: Partial<W
   }
 }
 
-// Per-call memo: each detector runs at most once per call.
+// Per-call memo: each detector runs at most once per call. Plain fields
+// rather than a Map: this runs on every call.
 class CallContext {
-  readonly results = new Map<DetectorName, DetectorResult | SkillResult>();
+  private destructive: DetectorResult | undefined;
+  private ssrf: DetectorResult | undefined;
+  private skill: SkillResult | undefined;
+  private egress: DetectorResult | undefined;
   constructor(
     readonly fw: CompiledFirewall,
     readonly call: FirewallCall,
@@ -115,21 +119,22 @@ class CallContext {
   ) {}
 
   detect(name: DetectorName): DetectorResult {
-    let r = this.results.get(name);
-    if (!r) {
-      const s = this.walk.strings;
-      if (name === 'destructive_command') r = detectDestructive(s);
-      else if (name === 'ssrf') r = detectSsrf(s);
-      else if (name === 'skill') r = detectSkill(this.fw.skills, this.tool);
-      else r = this.fw.egress ? detectEgress(this.fw.egress, s, this.call.surface === 'egress' ? this.call.tool_name : undefined) : { fired: false, risk: 0, factors: [] };
-      this.results.set(name, r);
+    const s = this.walk.strings;
+    switch (name) {
+      case 'destructive_command':
+        return (this.destructive ??= detectDestructive(s));
+      case 'ssrf':
+        return (this.ssrf ??= detectSsrf(s));
+      case 'skill':
+        return (this.skill ??= detectSkill(this.fw.skills, this.tool));
+      default:
+        return (this.egress ??= this.fw.egress ? detectEgress(this.fw.egress, s, this.call.surface === 'egress' ? this.call.tool_name : undefined) : { fired: false, risk: 0, factors: [] });
     }
-    return r;
   }
 
   maxRisk(): number {
     let m = 0;
-    for (const r of this.results.values()) if (r.fired && r.risk > m) m = r.risk;
+    for (const r of [this.destructive, this.ssrf, this.skill, this.egress]) if (r?.fired && r.risk > m) m = r.risk;
     return m;
   }
 }
@@ -223,21 +228,19 @@ function ruleVerdict(ctx: CallContext, rule: CompiledRule, reason: ReasonCode, f
 
 function noMatch(ctx: CallContext): Verdict {
   const { call, fw } = ctx;
-  const base = { tool_name: call.tool_name };
+  const tool_name = call.tool_name;
   if (fw.skills.length > 0) {
     const s = runDetector(ctx, 'skill') as SkillResult;
-    if (s.fired) return { ...base, verdict: 'deny', reason_code: 'skill_blocked', risk_score: Math.max(s.risk, ctx.maxRisk()), factors: s.factors };
-    if (s.audit.length > 0) return { ...base, verdict: 'audit', reason_code: 'rule_match', risk_score: Math.max(BASELINE.audit, ctx.maxRisk()), factors: s.audit.map((n) => `skill_audit:${n}`) };
+    if (s.fired) return { tool_name, verdict: 'deny', reason_code: 'skill_blocked', risk_score: Math.max(s.risk, ctx.maxRisk()), factors: s.factors };
+    if (s.audit.length > 0) return { tool_name, verdict: 'audit', reason_code: 'rule_match', risk_score: Math.max(BASELINE.audit, ctx.maxRisk()), factors: s.audit.map((n) => `skill_audit:${n}`) };
   }
   if (call.surface === 'egress' && fw.egress) {
     const e = runDetector(ctx, 'egress');
-    if (e.fired) return { ...base, verdict: 'deny', reason_code: 'egress_denied', risk_score: Math.max(e.risk, ctx.maxRisk()), factors: e.factors };
+    if (e.fired) return { tool_name, verdict: 'deny', reason_code: 'egress_denied', risk_score: Math.max(e.risk, ctx.maxRisk()), factors: e.factors };
   }
   // Audit-only information: what the detectors would have said.
-  const factors: string[] = [];
-  for (const name of ['destructive_command', 'ssrf'] as const) {
-    const r = runDetector(ctx, name);
-    if (r.fired) factors.push(...r.factors);
-  }
-  return { ...base, verdict: 'allow', risk_score: ctx.maxRisk(), factors };
+  const destructive = runDetector(ctx, 'destructive_command');
+  const ssrf = runDetector(ctx, 'ssrf');
+  const factors = destructive.fired ? (ssrf.fired ? [...destructive.factors, ...ssrf.factors] : destructive.factors.slice()) : ssrf.fired ? ssrf.factors.slice() : [];
+  return { tool_name, verdict: 'allow', risk_score: ctx.maxRisk(), factors };
 }
