@@ -125,23 +125,24 @@ export function walkArguments(args: unknown, limits: WalkLimits = DEFAULT_WALK_L
 }
 
 /**
- * Values at a dot path; `*` matches every key or index at that level.
- * Only the plain object tree is followed, not JSON inside strings.
+ * Does any value at a dot path pass `test`? `*` matches every key or index
+ * at that level. Only the plain object tree is followed, not JSON inside
+ * strings. Walks depth-first without building the list of values: this
+ * runs for every args_match rule of every call.
  */
-export function valuesAtPath(root: unknown, segments: readonly string[]): unknown[] {
-  let level: unknown[] = [root];
-  for (const seg of segments) {
-    const next: unknown[] = [];
-    for (const v of level) {
-      if (v === null || typeof v !== 'object') continue;
-      if (seg === '*') {
-        for (const child of Array.isArray(v) ? v : Object.values(v)) next.push(child);
-      } else if (Object.prototype.hasOwnProperty.call(v, seg)) {
-        next.push((v as Record<string, unknown>)[seg]);
+export function someAtPath(root: unknown, segments: readonly string[], test: (v: unknown) => boolean, from = 0): boolean {
+  if (from === segments.length) return test(root);
+  if (root === null || typeof root !== 'object') return false;
+  const seg = segments[from] as string;
+  if (seg === '*') {
+    if (Array.isArray(root)) {
+      for (const child of root) if (someAtPath(child, segments, test, from + 1)) return true;
+    } else {
+      for (const k in root) {
+        if (Object.prototype.hasOwnProperty.call(root, k) && someAtPath((root as Record<string, unknown>)[k], segments, test, from + 1)) return true;
       }
     }
-    if (next.length === 0) return next;
-    level = next;
+    return false;
   }
-  return level;
+  return Object.prototype.hasOwnProperty.call(root, seg) && someAtPath((root as Record<string, unknown>)[seg], segments, test, from + 1);
 }

@@ -4,7 +4,7 @@
 import { RE2JS } from 're2js';
 import type { ArgsMatcher, CostCapParams, DetectorName, FirewallRule, RuleVerdict } from '@agentwall/shared/schemas/firewall';
 import { CostCapParamsSchema, SanitizeParamsSchema } from '@agentwall/shared/schemas/firewall';
-import { valuesAtPath } from './args.js';
+import { someAtPath } from './args.js';
 import { compileGlob, type GlobMatcher } from './glob.js';
 import { compileSanitizer, type Sanitizer } from './sanitize.js';
 
@@ -81,7 +81,7 @@ export function compileRule(policyId: number, r: FirewallRule): CompiledRule {
 /** Every matcher must hold for some value at its path. */
 export function matchArgs(rule: CompiledRule, root: unknown): boolean {
   for (const m of rule.matchers) {
-    if (!valuesAtPath(root, m.segments).some(m.test)) return false;
+    if (!someAtPath(root, m.segments, m.test)) return false;
   }
   return true;
 }
