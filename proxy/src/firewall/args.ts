@@ -55,7 +55,8 @@ function embeddedJson(s: string): unknown {
 interface WalkState {
   limits: WalkLimits;
   strings: StringLeaf[];
-  ancestors: Set<object>;
+  /** The objects above the current one: a cycle returns to one of them. */
+  ancestors: object[];
   nodes: number;
   chars: number;
 }
@@ -82,13 +83,13 @@ function visit(st: WalkState, v: unknown, key: string | undefined, depth: number
       return;
     case 'object': {
       if (v === null) return;
-      if (st.ancestors.has(v)) throw new WalkFailure('cyclic', 'arguments refer to themselves');
+      if (st.ancestors.includes(v)) throw new WalkFailure('cyclic', 'arguments refer to themselves');
       const isArray = Array.isArray(v);
       const proto: unknown = Object.getPrototypeOf(v);
       if (!isArray && proto !== Object.prototype && proto !== null) {
         throw new WalkFailure('unsupported_type', 'arguments hold a non-plain object');
       }
-      st.ancestors.add(v);
+      st.ancestors.push(v);
       if (isArray) {
         for (const item of v as unknown[]) visit(st, item, key, depth + 1);
       } else {
@@ -98,7 +99,7 @@ function visit(st: WalkState, v: unknown, key: string | undefined, depth: number
           visit(st, (v as Record<string, unknown>)[k], k.toLowerCase(), depth + 1);
         }
       }
-      st.ancestors.delete(v);
+      st.ancestors.pop();
       return;
     }
     default:
@@ -108,7 +109,7 @@ function visit(st: WalkState, v: unknown, key: string | undefined, depth: number
 }
 
 export function walkArguments(args: unknown, limits: WalkLimits = DEFAULT_WALK_LIMITS): WalkResult {
-  const st: WalkState = { limits, strings: [], ancestors: new Set(), nodes: 0, chars: 0 };
+  const st: WalkState = { limits, strings: [], ancestors: [], nodes: 0, chars: 0 };
   try {
     let root = args;
     if (typeof args === 'string') {

@@ -91,14 +91,15 @@ export function wholeBase64(s: string): string | undefined {
 }
 
 /** Decoded readings of `s`, not including `s` itself; `lower` is `s` lower-cased (for cheap gating). */
-export function decodedReadings(s: string, lower: string): string[] {
-  const out: string[] = [];
+const NONE: readonly string[] = [];
+
+export function decodedReadings(s: string, lower: string): readonly string[] {
   const whole = wholeBase64(s);
-  if (whole) out.push(whole);
   // includes() checks decide whether any decoder applies; most strings need none.
   // "penssl" first: its first letter is rarer in prose than the "o" of "openssl".
   const steps = lower.includes('base64') || lower.includes('xxd') || (lower.includes('penssl') && lower.includes('openssl'));
-  if (!(s.includes('%') || s.includes('\\') || steps)) return out;
+  if (!(s.includes('%') || s.includes('\\') || steps)) return whole ? [whole] : NONE;
+  const out: string[] = whole ? [whole] : [];
   if (PERCENT.test(s)) {
     const d = percentDecode(s);
     out.push(d);

@@ -38,40 +38,53 @@ const ONE_WORD_WIPE = /^(?:flushall|flushdb)$/i;
 
 const decoded = (f: Finding): Finding => (f.factor.startsWith('decoded:') ? f : { factor: `decoded:${f.factor}`, risk: f.risk });
 
-function analyse(s: string, depth: number): Finding[] {
+// Findings are pushed onto `out`; nothing is allocated for a string with
+// none, the common case (this runs over every string of every call).
+function analyse(s: string, depth: number, out: Finding[]): void {
   if (isOneWord(s)) {
-    const out: Finding[] = (s.length === 7 || s.length === 8) && ONE_WORD_WIPE.test(s) ? [{ factor: 'nosql_wipe', risk: 0.9 }] : [];
+    if ((s.length === 7 || s.length === 8) && ONE_WORD_WIPE.test(s)) out.push({ factor: 'nosql_wipe', risk: 0.9 });
     const d = depth < MAX_DEPTH ? wholeBase64(s) : undefined;
-    if (d) for (const f of analyse(d, depth + 1)) out.push(decoded(f));
-    return out;
+    if (d) analyseDecoded(d, depth + 1, out);
+    return;
   }
   const text = canonical(s);
   const lower = text.toLowerCase();
-  const out: Finding[] = [];
   const fed: string[] = [];
   const norm = normaliseShell(lower);
   checkText(norm, out);
   checkCommands(norm, splitCommands(norm, JUDGED_NAMES), out, fed);
-  for (const f of checkSql(lower)) out.push(f);
+  checkSql(lower, out);
   if (depth < MAX_DEPTH) {
-    for (const t of fed) for (const f of analyse(t, depth + 1)) out.push(f);
-    for (const d of decodedReadings(text, lower)) for (const f of analyse(d, depth + 1)) out.push(decoded(f));
+    for (const t of fed) analyse(t, depth + 1, out);
+    for (const d of decodedReadings(text, lower)) analyseDecoded(d, depth + 1, out);
   }
-  return out;
+}
+
+function analyseDecoded(s: string, depth: number, out: Finding[]): void {
+  const found: Finding[] = [];
+  analyse(s, depth, found);
+  for (const f of found) out.push(decoded(f));
 }
 
 /** Findings for one string; exported for corpus tests. */
-export const analyseCommandText = (s: string): Finding[] => analyse(s, 0);
+export function analyseCommandText(s: string): Finding[] {
+  const out: Finding[] = [];
+  analyse(s, 0, out);
+  return out;
+}
 
 export function detectDestructive(strings: readonly StringLeaf[]): DetectorResult {
-  const factors = new Set<string>();
-  let risk = 0;
+  const found: Finding[] = [];
   for (const leaf of strings) {
     if (leaf.fromNumber || leaf.value.length < 2) continue;
-    for (const f of analyse(leaf.value, 0)) {
-      factors.add(f.factor);
-      if (f.risk > risk) risk = f.risk;
-    }
+    analyse(leaf.value, 0, found);
   }
-  return { fired: factors.size > 0, risk, factors: [...factors] };
+  if (found.length === 0) return { fired: false, risk: 0, factors: [] };
+  const factors = new Set<string>();
+  let risk = 0;
+  for (const f of found) {
+    factors.add(f.factor);
+    if (f.risk > risk) risk = f.risk;
+  }
+  return { fired: true, risk, factors: [...factors] };
 }

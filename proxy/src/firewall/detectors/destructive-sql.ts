@@ -84,13 +84,12 @@ function hasWord(l: string, word: string): boolean {
   return false;
 }
 
-/** `raw` must already be lower-cased. */
-export function checkSql(raw: string): Finding[] {
+/** Pushes the findings for `raw` (already lower-cased) onto `out`. */
+export function checkSql(raw: string, out: Finding[]): void {
   const g = gates(raw);
-  if (!g || !(g.drop || g.truncate || g.del || g.upd || g.alter || g.nosql)) return [];
-  if (!TRIGGER.test(raw)) return [];
+  if (!g || !(g.drop || g.truncate || g.del || g.upd || g.alter || g.nosql)) return;
+  if (!TRIGGER.test(raw)) return;
   const t = normaliseSql(raw);
-  const out: Finding[] = [];
   if (g.drop && DROP.test(t)) out.push({ factor: 'sql_drop', risk: 0.95 });
   if (g.truncate && TRUNCATE.test(t)) out.push({ factor: 'sql_truncate', risk: 0.9 });
   if (g.alter && ALTER_DROP.test(t)) out.push({ factor: 'sql_alter_drop', risk: 0.8 });
@@ -108,5 +107,4 @@ export function checkSql(raw: string): Finding[] {
       if (!w || tautology(w[1] ?? '')) out.push({ factor: w ? 'sql_update_always_true' : 'sql_update_without_where', risk: 0.85 });
     }
   }
-  return out;
 }
