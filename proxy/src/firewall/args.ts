@@ -93,7 +93,10 @@ function visit(st: WalkState, v: unknown, key: string | undefined, depth: number
       if (isArray) {
         for (const item of v as unknown[]) visit(st, item, key, depth + 1);
       } else {
-        for (const k of Object.keys(v)) {
+        // for-in lists the same keys as Object.keys() for a plain object
+        // (its prototype, checked above, has no enumerable keys) without
+        // building the array.
+        for (const k in v) {
           st.chars += k.length;
           st.strings.push({ value: k, key, isKey: true, fromNumber: false });
           visit(st, (v as Record<string, unknown>)[k], k.toLowerCase(), depth + 1);

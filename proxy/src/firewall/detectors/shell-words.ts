@@ -182,8 +182,8 @@ const SEPARATOR = /[;&|\n\x60()]/g;
 // Reads the command starting at `start` up to the next separator; returns that separator's index.
 function readCommand(text: string, start: number, out: ShellCommand[]): number {
   SEPARATOR.lastIndex = start;
-  const sep = SEPARATOR.exec(text);
-  const end = sep ? sep.index : text.length;
+  // test() rather than exec(): no match array to build.
+  const end = SEPARATOR.test(text) ? SEPARATOR.lastIndex - 1 : text.length;
   const words = unwrap(text.slice(start, end).split(' ').filter((x) => x.length > 0));
   const head = words[0];
   if (head !== undefined) out.push({ name: basename(head), args: words.slice(1), start, end });
