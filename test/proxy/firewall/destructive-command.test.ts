@@ -4,6 +4,8 @@ import t from 'tap';
 import { compileFirewall, evaluateCall } from '../../../proxy/src/firewall/engine.js';
 import { walkArguments } from '../../../proxy/src/firewall/args.js';
 import { detectDestructive } from '../../../proxy/src/firewall/detectors/destructive-command.js';
+import { checkCommands, JUDGED_NAMES } from '../../../proxy/src/firewall/detectors/destructive-shell.js';
+import { normaliseShell, splitCommands } from '../../../proxy/src/firewall/detectors/shell-words.js';
 import { DESTRUCTIVE_ATTACKS } from './corpus/destructive-attacks.js';
 import { HARMLESS } from './corpus/harmless.js';
 import { DEFAULT_SNAPSHOT, pct, score } from './helpers.js';
@@ -57,4 +59,37 @@ t.test('denies three layers of encoding (base64 of URL-encoded hex escapes)', as
 
 t.test('denies a destructive command in an object key', async (t) => {
   t.equal(judge({ 'rm -rf /': true }).verdict, 'deny');
+});
+
+// Commas are not replaced in the whole text (prose is full of them); the
+// splitter and reader treat them as blanks. Reading a text must give the
+// same commands, positions and findings as reading it with every comma
+// replaced by a space.
+t.test('commas split words exactly as spaces do', async (t) => {
+  const texts = [...DESTRUCTIVE_ATTACKS, ...HARMLESS].flatMap((c) => {
+    const w = walkArguments(c.args);
+    return w.ok ? w.strings.map((l) => normaliseShell(l.value.toLowerCase())) : [];
+  });
+  const pieces = ['rm', '-rf', '/', ',', ', ', ' ,', 'echo', 'x', '|', ';', 'sh', 'a=b,c', './bin/', 'mkfs,', 'sudo', '\n', '(', 'git', 'push', '--force', 'main'];
+  let seed = 11;
+  const rand = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  for (let i = 0; i < 3000; i++) {
+    let s = '';
+    for (let j = rand(10); j >= 0; j--) s += pieces[rand(pieces.length)];
+    texts.push(s);
+  }
+  const read = (s: string) => {
+    const cmds = splitCommands(s, JUDGED_NAMES);
+    const out: unknown[] = [];
+    const fed: string[] = [];
+    checkCommands(s, cmds, out as never[], fed);
+    return JSON.stringify({ cmds, out, fed });
+  };
+  const withCommas = texts.filter((s) => s.includes(','));
+  const differ = withCommas.filter((s) => read(s) !== read(s.replaceAll(',', ' ')));
+  t.ok(withCommas.length > 1000, `${withCommas.length} texts with commas`);
+  t.same(differ.slice(0, 5), [], 'read alike');
 });

@@ -168,7 +168,7 @@ function fedToShell(text: string, cmds: ShellCommand[], i: number): string | und
   }
   const prev = cmds[i - 1];
   // Adjacent stages of one pipeline: "echo … | sh" (a single bar between them).
-  if (!prev || text[prev.end] !== '|' || text[prev.end + 1] === '|' || text.slice(prev.end + 1, c.start).trim() !== '') return undefined;
+  if (!prev || text[prev.end] !== '|' || text[prev.end + 1] === '|' || text.slice(prev.end + 1, c.start).replaceAll(',', ' ').trim() !== '') return undefined;
   if (prev.name === 'echo' || prev.name === 'printf') return prev.args.filter((x, j) => j > 0 || !/^-[neE]+$/.test(x)).join(' ');
   return undefined;
 }

@@ -22,7 +22,7 @@ const DOCKER_EXEC_OPTS = new Set(['-u', '--user', '-w', '--workdir', '-e', '--en
 // Every character some rewrite below acts on: without one, the text is returned as is.
 const REWRITTEN = /[\\$`{'"\t\r\v\f[\],]/;
 
-/** The text as the shell sees it before word splitting. */
+/** The text as the shell sees it before word splitting (commas, blanks to the splitter, are kept). */
 export function normaliseShell(s: string): string {
   // Each rewrite is skipped when its trigger character is absent: this runs
   // over every string of every call.
@@ -38,7 +38,7 @@ export function normaliseShell(s: string): string {
   return blanked(unquoted(t).replaceAll('\\', ''));
 }
 
-// The character-class replaces /['"]/g → '' and /[\t\r\v\f[\],]/g → ' ',
+// The character-class replaces /['"]/g → '' and /[\t\r\v\f[\]]/g → ' ',
 // one character at a time: includes() and replaceAll() with a string
 // pattern run natively, while a regex class scan costs ~1 ns a character.
 function unquoted(t: string): string {
@@ -47,7 +47,10 @@ function unquoted(t: string): string {
   if (r.includes('"')) r = r.replaceAll('"', '');
   return r;
 }
-const BLANKED = ['\t', '\r', '\v', '\f', '[', ']', ','];
+// Commas are blanks too ("[rm,-rf,/]" once quotes are gone), but a comma is
+// common in prose and replacing it would copy every long text twice: the
+// splitter and the command reader treat it as a blank instead.
+const BLANKED = ['\t', '\r', '\v', '\f', '[', ']'];
 function blanked(t: string): string {
   let r = t;
   for (const ch of BLANKED) if (r.includes(ch)) r = r.replaceAll(ch, ' ');
@@ -154,7 +157,7 @@ function commandStarts(names: readonly string[]): { first: RegExp; rest: RegExp 
   let re = splitters.get(names);
   if (!re) {
     const words = factored([...new Set([...names, ...WRAPPERS, ...SHELLS, ...RUNS_OTHERS])]);
-    const body = String.raw`( *)(?:[./~][^\s;&|\n\x60()]*/)?(?:${words}|mkfs[\w.]*|[a-z_][a-z0-9_]*=[^\s;&|\n\x60()]*)(?=[ ;&|\n\x60()]|$)`;
+    const body = String.raw`([ ,]*)(?:[./~][^\s,;&|\n\x60()]*/)?(?:${words}|mkfs[\w.]*|[a-z_][a-z0-9_]*=[^\s,;&|\n\x60()]*)(?=[ ,;&|\n\x60()]|$)`;
     re = { first: new RegExp(body, 'y'), rest: new RegExp(String.raw`[;&|\n\x60()]${body}`, 'g') };
     splitters.set(names, re);
   }
@@ -184,7 +187,9 @@ function readCommand(text: string, start: number, out: ShellCommand[]): number {
   SEPARATOR.lastIndex = start;
   // test() rather than exec(): no match array to build.
   const end = SEPARATOR.test(text) ? SEPARATOR.lastIndex - 1 : text.length;
-  const words = unwrap(text.slice(start, end).split(' ').filter((x) => x.length > 0));
+  let segment = text.slice(start, end);
+  if (segment.includes(',')) segment = segment.replaceAll(',', ' ');
+  const words = unwrap(segment.split(' ').filter((x) => x.length > 0));
   const head = words[0];
   if (head !== undefined) out.push({ name: basename(head), args: words.slice(1), start, end });
   return end;
