@@ -21,8 +21,8 @@ if (want('accuracy')) {
   console.log(`## Guardrail accuracy (${a.samples} samples, ${a.negatives} hard negatives)\n\n${accuracyTable(a.scores)}\n`);
 }
 if (want('firewall')) {
-  console.log('## Firewall verdict engine (~2 KB arguments, 20 rules)\n\n| case | p50 (µs) | p99 (µs) |\n|---|---|---|');
-  for (const r of await runFirewallBench()) console.log(`| ${r.name} | ${r.p50_us} | ${r.p99_us} |`);
+  console.log('## Firewall verdict engine (~2 KB arguments, 20 rules)\n\n| case | p50 (µs) | p99 (µs) | reference p50 (µs) | reference p99 (µs) |\n|---|---|---|---|---|');
+  for (const r of await runFirewallBench()) console.log(`| ${r.name} | ${r.p50_us} | ${r.p99_us} | ${r.ref_p50_us} | ${r.ref_p99_us} |`);
   console.log();
 }
 if (want('mcp')) {
